@@ -1,0 +1,34 @@
+// CPU implementations of the 256-bin byte histogram (family: openmp).
+//
+//   reference          single thread, one increment per byte; written to be
+//                      obviously right: the oracle every other variant is
+//                      checked against.            histostudy count --impl reference FILE
+//   openmp_private     the lesson's privatization on the CPU: each OpenMP
+//                      thread counts into its own 256 counters in the hot
+//                      loop and merges them once at the end; no shared
+//                      counter is touched in the loop.
+//                                                  histostudy count --impl openmp_private FILE
+//   openmp_read_floor  reads every byte with 8-byte loads and sums them, no
+//                      counting: the CPU's parallel read floor.
+//                                                  histostudy run --impl openmp_read_floor
+//
+// Every function adds into `bins` (it never clears it), so the timed loop
+// never zeroes the bins. `threads` <= 0 means OpenMP's default
+// (OMP_NUM_THREADS, else one per core).
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "study/bins.hpp"
+
+namespace hs::cpu {
+
+void reference(std::span<const std::uint8_t> data, Bins& bins);
+void openmp_private(std::span<const std::uint8_t> data, Bins& bins, int threads);
+// Returns the byte sum so the compiler cannot drop the reads.
+std::uint64_t openmp_read_floor(std::span<const std::uint8_t> data, int threads);
+
+// The thread count a call with `threads` would use.
+int resolve_threads(int threads);
+
+}  // namespace hs::cpu

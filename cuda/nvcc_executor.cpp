@@ -1,0 +1,94 @@
+// The executor for the kernels nvcc compiled into this binary: GpuExecutor
+// plus a table from name expression to kernel, launched with
+// cudaLaunchKernel.
+#include <memory>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+
+#include "build_config.hpp"
+#include "cuda/check.hpp"
+#include "cuda/gpu_executor.hpp"
+#include "cuda/nvcc_kernels.hpp"
+#include "study/error.hpp"
+
+namespace hs::gpu {
+namespace {
+
+// Errors that mean "this binary has no code this GPU can run".
+bool no_code_for_device(cudaError_t e) {
+  return e == cudaErrorNoKernelImageForDevice || e == cudaErrorUnsupportedPtxVersion ||
+         e == cudaErrorInvalidKernelImage;
+}
+
+std::vector<std::string> built_archs() {
+  std::vector<std::string> archs;
+  std::istringstream in(HISTOSTUDY_GPU_ARCHS);
+  for (std::string a; in >> a;) archs.push_back(a);
+  return archs;
+}
+
+class NvccExecutor final : public GpuExecutor {
+ public:
+  explicit NvccExecutor(int device) : GpuExecutor(device) {
+    for (const auto& [name, kernel] : nvcc::kernel_table()) kernels_.emplace(std::string(name), kernel);
+    for (const auto& name : kernel_names())
+      if (!kernels_.count(name)) throw Error("nvcc executor: no compiled kernel for " + name);
+    // Probe once, so a binary without code for this GPU says so before any run.
+    cudaFuncAttributes attributes{};
+    const cudaError_t probed = cudaFuncGetAttributes(&attributes, kernels_.at("hs_sum_bytes"));
+    if (no_code_for_device(probed)) no_code(probed);
+    HS_CUDA(probed);
+  }
+
+  std::string toolchain() const override { return "nvcc " + nvcc::version(); }
+
+  nlohmann::json describe() const override {
+    return {{"compiler", "nvcc"},
+            {"version", nvcc::version()},
+            {"flags", HISTOSTUDY_CUDA_FLAGS},
+            {"archs", built_archs()},
+            {"host_compiler", HISTOSTUDY_CXX},
+            {"cub", CubHistogram::version()},
+            {"device", device_json()}};
+  }
+
+ protected:
+  void launch(const KernelLaunch& l, void** args) override {
+    const auto found = kernels_.find(l.kernel);
+    if (found == kernels_.end()) throw Error("nvcc executor: no compiled kernel for " + l.kernel);
+    const void* kernel = found->second;
+    // Dynamic shared memory beyond the default per-block limit needs an
+    // opt-in per kernel; set it once per kernel and size.
+    if (l.shared_bytes > limits().shared_per_block) {
+      auto& opted = opted_in_[kernel];
+      if (opted < l.shared_bytes) {
+        HS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.shared_bytes)));
+        opted = l.shared_bytes;
+      }
+    }
+    const cudaError_t launched =
+        cudaLaunchKernel(kernel, dim3(l.grid), dim3(l.block), args, l.shared_bytes, stream());
+    if (no_code_for_device(launched)) no_code(launched);
+    HS_CUDA(launched);
+    HS_CUDA(cudaGetLastError());
+  }
+
+ private:
+  [[noreturn]] void no_code(cudaError_t e) const {
+    (void)cudaGetLastError();
+    throw Unavailable("this binary has no GPU code for compute capability " + compute_capability() +
+                      " (built for gpu_archs '" HISTOSTUDY_GPU_ARCHS "', SASS for each and PTX for the last: " +
+                      cudaGetErrorString(e) + "); rebuild with -Dgpu_archs=" + std::to_string(limits().cc_major) +
+                      std::to_string(limits().cc_minor));
+  }
+
+  std::unordered_map<std::string, const void*> kernels_;
+  std::unordered_map<const void*, std::size_t> opted_in_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_nvcc_executor(int device) { return std::make_unique<NvccExecutor>(device); }
+
+}  // namespace hs::gpu

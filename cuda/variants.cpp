@@ -1,0 +1,223 @@
+// The GPU variants' launch policies and plans (cuda/variants.hpp). Plain C++:
+// the plans name kernels by their name expressions, so the nvcc executor and
+// an NVRTC executor run the same plan.
+#include "cuda/variants.hpp"
+
+#include <climits>
+#include <string>
+#include <string_view>
+
+#include "study/error.hpp"
+#include "study/sizes.hpp"
+
+namespace hs::gpu {
+namespace {
+
+// The lesson's launch: STUDY-SPEC.md section 1, "Grid: 1024 blocks x 256
+// threads". Every GPU variant defaults to it so rows compare like for like.
+constexpr int kLessonGrid = 1024;
+constexpr int kLessonBlock = 256;
+// The lesson's exercise: STUDY-SPEC.md section 1, "privatizes 64 bins at a
+// time and makes 4 passes".
+constexpr int kLessonPasses = 4;
+// gridDim.x can be at most 2^31 - 1 (CUDA C++ Programming Guide, table of
+// technical specifications per compute capability).
+constexpr long long kMaxGrid = INT_MAX;
+constexpr unsigned kWarpSize = 32;
+// Shared counters are 32-bit (the lesson's): 256 of them are 1 KiB.
+constexpr std::uint64_t kSharedCounterBytes = 4;
+constexpr std::uint64_t kBinsSharedBytes = kBins * kSharedCounterBytes;
+// hs_block_sum's static warp_sums[32] of 8 bytes (cuda/floor_kernels.cuh).
+constexpr std::uint64_t kFloorSharedBytes = 32 * 8;
+
+std::string counter_type(int bits) { return bits == 64 ? "unsigned long long" : "unsigned int"; }
+
+std::string partitioned_kernel(int bits, int width) {
+  return "hs_partitioned<" + counter_type(bits) + ", " + std::to_string(width) + ">";
+}
+
+// The counter width for the global bins: 32 bits when `runs` runs of n bytes
+// cannot overflow a 32-bit bin (every byte in one bin each run), else 64.
+// A request for 64 is honoured; 0 and 32 mean "as narrow as is safe".
+int counter_bits_for(const LaunchPolicy& requested, std::uint64_t n, int runs, std::string_view name) {
+  if (requested.counter_bits != 0 && requested.counter_bits != 32 && requested.counter_bits != 64)
+    throw UsageError(std::string(name) + ": counter width " + std::to_string(requested.counter_bits) +
+                     " bits is not 32 or 64");
+  const std::uint64_t r = runs < 1 ? 1 : std::uint64_t(runs);
+  const bool overflows_32 = n > std::uint64_t(UINT32_MAX) / r;  // n * r > 2^32 - 1, without overflow
+  return overflows_32 || requested.counter_bits == 64 ? 64 : 32;
+}
+
+// Fills grid and block with the lesson's defaults and checks them against
+// the device; passes, copies and shared bytes get each variant's values.
+LaunchPolicy launch_shape(LaunchPolicy p, const DeviceLimits& limits, std::string_view name) {
+  if (p.grid == 0) p.grid = kLessonGrid;
+  if (p.block == 0) p.block = kLessonBlock;
+  if (p.grid < 1 || p.grid > kMaxGrid)
+    throw UsageError(std::string(name) + ": grid " + std::to_string(p.grid) + " is outside 1.." +
+                     std::to_string(kMaxGrid) + " (0: the lesson's " + std::to_string(kLessonGrid) + ")");
+  if (p.block < 1 || p.block > limits.max_threads_per_block)
+    throw UsageError(std::string(name) + ": block size " + std::to_string(p.block) + " is outside 1.." +
+                     std::to_string(limits.max_threads_per_block) + " (this GPU's threads per block; 0: the lesson's " +
+                     std::to_string(kLessonBlock) + ")");
+  p.passes = 1;
+  p.copies = 1;
+  return p;
+}
+
+void check_shared(const LaunchPolicy& p, const DeviceLimits& limits, std::string_view name) {
+  if (p.shared_bytes > limits.shared_per_block_optin)
+    throw UsageError(std::string(name) + ": " + with_commas(p.shared_bytes) + " bytes of shared memory per block " +
+                     "exceed this GPU's " + with_commas(limits.shared_per_block_optin) + " (block size " +
+                     std::to_string(p.block) + ")");
+}
+
+// Shared counters are 32-bit and zeroed per launch: one block's bytes in one
+// launch, at most ceil(n / (grid * block)) * block, must stay below 2^32.
+void check_block_bytes(const LaunchPolicy& p, std::uint64_t n, std::string_view name) {
+  const std::uint64_t threads = std::uint64_t(p.grid) * std::uint64_t(p.block);
+  const std::uint64_t rounds = n / threads + (n % threads != 0);
+  if (rounds > std::uint64_t(UINT32_MAX) / std::uint64_t(p.block))
+    throw UsageError(std::string(name) + ": with grid " + std::to_string(p.grid) + " x block " +
+                     std::to_string(p.block) + ", one block would count up to " +
+                     with_commas(rounds * std::uint64_t(p.block)) + " of the " + with_commas(n) +
+                     " bytes in one launch, more than its 32-bit shared counters hold; use a larger grid");
+}
+
+// ---- floors: hs_sum_bytes, hs_read_floor --------------------------------
+
+LaunchPolicy resolve_floor(LaunchPolicy requested, const DeviceLimits& limits, std::string_view name) {
+  LaunchPolicy p = launch_shape(requested, limits, name);
+  p.counter_bits = 64;  // they add into a 64-bit byte sum, whatever n
+  p.shared_bytes = kFloorSharedBytes;
+  check_shared(p, limits, name);
+  return p;
+}
+
+LaunchPolicy resolve_sum_bytes(LaunchPolicy requested, std::uint64_t, int, const DeviceLimits& limits) {
+  return resolve_floor(requested, limits, "sum_bytes");
+}
+LaunchPolicy resolve_read_floor(LaunchPolicy requested, std::uint64_t, int, const DeviceLimits& limits) {
+  return resolve_floor(requested, limits, "read_floor");
+}
+
+std::vector<KernelLaunch> plan_sum_bytes(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_sum_bytes", unsigned(p.grid), unsigned(p.block), 0, 0}};
+}
+std::vector<KernelLaunch> plan_read_floor(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_read_floor", unsigned(p.grid), unsigned(p.block), 0, 0}};
+}
+
+// ---- global -------------------------------------------------------------
+
+LaunchPolicy resolve_global(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+  LaunchPolicy p = launch_shape(requested, limits, "global");
+  p.counter_bits = counter_bits_for(requested, n, runs, "global");
+  p.shared_bytes = 0;
+  return p;
+}
+
+std::vector<KernelLaunch> plan_global(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_global<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block), 0, 0}};
+}
+
+// ---- per_block ----------------------------------------------------------
+
+LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+  LaunchPolicy p = launch_shape(requested, limits, "per_block");
+  p.counter_bits = counter_bits_for(requested, n, runs, "per_block");
+  p.shared_bytes = kBinsSharedBytes;  // static
+  check_shared(p, limits, "per_block");
+  check_block_bytes(p, n, "per_block");
+  return p;
+}
+
+std::vector<KernelLaunch> plan_per_block(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_per_block<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block), 0, 0}};
+}
+
+// ---- per_warp -----------------------------------------------------------
+
+LaunchPolicy resolve_per_warp(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+  LaunchPolicy p = launch_shape(requested, limits, "per_warp");
+  p.counter_bits = counter_bits_for(requested, n, runs, "per_warp");
+  p.copies = int((unsigned(p.block) + kWarpSize - 1) / kWarpSize);  // a partial last warp gets a copy too
+  p.shared_bytes = std::uint64_t(p.copies) * kBinsSharedBytes;      // dynamic
+  check_shared(p, limits, "per_warp");
+  check_block_bytes(p, n, "per_warp");
+  return p;
+}
+
+std::vector<KernelLaunch> plan_per_warp(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_per_warp<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block),
+           std::size_t(p.shared_bytes), 0}};
+}
+
+// ---- partitioned --------------------------------------------------------
+
+LaunchPolicy resolve_partitioned(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+  LaunchPolicy p = launch_shape(requested, limits, "partitioned");
+  const int passes = requested.passes == 0 ? kLessonPasses : requested.passes;
+  if (passes != 1 && passes != 2 && passes != 4 && passes != 8)
+    throw UsageError("partitioned: " + std::to_string(passes) +
+                     " passes is not one of 1, 2, 4, 8 (each pass privatizes 256/P bins)");
+  p.passes = passes;
+  p.counter_bits = counter_bits_for(requested, n, runs, "partitioned");
+  p.shared_bytes = std::uint64_t(kBins / passes) * kSharedCounterBytes;  // static
+  check_shared(p, limits, "partitioned");
+  check_block_bytes(p, n, "partitioned");
+  return p;
+}
+
+std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t) {
+  const int width = kBins / p.passes;
+  std::vector<KernelLaunch> launches;
+  for (int pass = 0; pass < p.passes; ++pass)
+    launches.push_back({partitioned_kernel(p.counter_bits, width), unsigned(p.grid), unsigned(p.block), 0,
+                        unsigned(pass * width)});
+  return launches;
+}
+
+// ---- cub ----------------------------------------------------------------
+
+// CUB picks its own grid, block and shared memory: recorded as 0. Its
+// counters are 32-bit per chunk (cuda/cub_histogram.cu) and are added into
+// global bins of the width chosen here.
+LaunchPolicy resolve_cub(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits&) {
+  LaunchPolicy p = requested;
+  p.grid = 0;
+  p.block = 0;
+  p.passes = 1;
+  p.copies = 1;
+  p.shared_bytes = 0;
+  p.counter_bits = counter_bits_for(requested, n, runs, "cub");
+  return p;
+}
+
+std::vector<KernelLaunch> plan_library(const LaunchPolicy&, std::uint64_t) { return {}; }
+
+}  // namespace
+
+const std::vector<std::string>& kernel_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = {"hs_sum_bytes", "hs_read_floor"};
+    for (int bits : {32, 64}) {
+      v.push_back("hs_global<" + counter_type(bits) + ">");
+      v.push_back("hs_per_block<" + counter_type(bits) + ">");
+      v.push_back("hs_per_warp<" + counter_type(bits) + ">");
+      for (int passes : {1, 2, 4, 8}) v.push_back(partitioned_kernel(bits, kBins / passes));
+    }
+    return v;
+  }();
+  return names;
+}
+
+const Variant kSumBytes{resolve_sum_bytes, plan_sum_bytes};
+const Variant kReadFloor{resolve_read_floor, plan_read_floor};
+const Variant kGlobal{resolve_global, plan_global};
+const Variant kPerBlock{resolve_per_block, plan_per_block};
+const Variant kPerWarp{resolve_per_warp, plan_per_warp};
+const Variant kPartitioned{resolve_partitioned, plan_partitioned};
+const Variant kCub{resolve_cub, plan_library, true};
+
+}  // namespace hs::gpu

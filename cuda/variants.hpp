@@ -1,0 +1,59 @@
+// GPU variants as the registry (study/registry.cpp) sees them: plain C++, no
+// CUDA headers. A variant is a launch policy resolver plus a launch plan; the
+// kernel bodies live in device-only sources (cuda/*_kernels.cuh) that nvcc
+// compiles into this binary and NVRTC can compile at run time, so one plan
+// runs under any toolchain.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "study/executor.hpp"
+#include "study/policy.hpp"
+
+namespace hs::gpu {
+
+struct DeviceLimits {
+  int cc_major = 0, cc_minor = 0;
+  int sm_count = 0;
+  int max_threads_per_block = 1024;
+  std::size_t shared_per_block = 48 << 10;        // default per-block limit
+  std::size_t shared_per_block_optin = 48 << 10;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
+  std::size_t shared_per_sm = 64 << 10;
+};
+
+// One kernel launch of a run. Every kernel has the same parameter list,
+// (const unsigned char* data, unsigned long long n, Out* out, unsigned slice),
+// so the nvcc and NVRTC executors launch any of them the same way.
+struct KernelLaunch {
+  std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
+  unsigned grid = 0, block = 0;
+  std::size_t shared_bytes = 0;  // dynamic shared memory
+  unsigned slice = 0;        // the kernel's last argument (partitioned: the pass's first bin)
+};
+
+struct Variant {
+  // Fills the defaults of `requested` (grid, block, copies, passes, shared
+  // bytes, counter width for `runs` runs of n bytes between zeroings) and
+  // throws UsageError for what this device cannot run.
+  LaunchPolicy (*resolve)(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits);
+  // The launches of one run, in order; empty for library variants.
+  std::vector<KernelLaunch> (*plan)(const LaunchPolicy& policy, std::uint64_t n);
+  bool library = false;  // runs through a host library (CUB): nvcc toolchain only
+};
+
+// Every kernel instantiation a plan can name (the name expressions of
+// cuda/floor_kernels.cuh and cuda/lesson_kernels.cuh): what the nvcc
+// executor's table holds and what an NVRTC build must add with
+// nvrtcAddNameExpression.
+const std::vector<std::string>& kernel_names();
+
+extern const Variant kSumBytes, kReadFloor, kGlobal, kPerBlock, kPerWarp, kPartitioned, kCub;
+
+// The executor for the kernels nvcc compiled into this binary, on `device`.
+// Throws Unavailable (with the reason) when there is no usable GPU.
+std::unique_ptr<Executor> make_nvcc_executor(int device = 0);
+
+}  // namespace hs::gpu

@@ -1,0 +1,89 @@
+// The CPU executor: runs the registry's CPU variants on host memory, timed
+// with the steady clock one run at a time.
+#include <chrono>
+
+#include "build_config.hpp"
+#include "cpu_openmp/openmp_histogram.hpp"
+#include "study/error.hpp"
+#include "study/executor.hpp"
+
+namespace hs {
+namespace {
+
+class CpuExecutor final : public Executor {
+ public:
+  std::string toolchain() const override { return "cpu"; }
+
+  nlohmann::json describe() const override {
+    return {{"compiler", HISTOSTUDY_CXX}, {"build_type", HISTOSTUDY_BUILD_TYPE}, {"openmp", _OPENMP}};
+  }
+
+  bool supports(const Implementation& impl) const override { return impl.backend == Backend::cpu; }
+
+  LaunchPolicy resolve(const Implementation& impl, LaunchPolicy requested, std::uint64_t, int) const override {
+    if (requested.grid || requested.block)
+      throw UsageError(std::string(impl.name) + " runs on the CPU: --grid and --block do not apply");
+    if (requested.threads < 0 || requested.threads > 4096)
+      throw UsageError("bad thread count " + std::to_string(requested.threads) + " (1..4096)");
+    LaunchPolicy policy = requested;
+    policy.threads = impl.name == "reference" ? 1 : cpu::resolve_threads(requested.threads);
+    policy.counter_bits = 64;  // Bins are 64-bit: no length overflows them
+    return policy;
+  }
+
+  void load(std::span<const std::uint8_t> data) override { data_ = data; }
+
+  RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy) override {
+    RunOutput out;
+    if (impl.counts)
+      impl.cpu_histogram(data_, out.bins, policy);
+    else
+      out.byte_sum = impl.cpu_floor(data_, policy);
+    return out;
+  }
+
+  std::vector<double> time_each(const Implementation& impl, const LaunchPolicy& policy, int warmups,
+                                int reps) override {
+    bins_ = {};
+    for (int i = 0; i < warmups; ++i) run_accumulating(impl, policy);
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) samples.push_back(timed_ms([&] { run_accumulating(impl, policy); }));
+    return samples;
+  }
+
+  double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, int warmups,
+                           int reps) override {
+    bins_ = {};
+    for (int i = 0; i < warmups; ++i) run_accumulating(impl, policy);
+    return timed_ms([&] {
+             for (int i = 0; i < reps; ++i) run_accumulating(impl, policy);
+           }) /
+           reps;
+  }
+
+ private:
+  // Adds into bins_ without zeroing or reading it, as the timed loop must.
+  void run_accumulating(const Implementation& impl, const LaunchPolicy& policy) {
+    if (impl.counts)
+      impl.cpu_histogram(data_, bins_, policy);
+    else
+      floor_sink_ = floor_sink_ + impl.cpu_floor(data_, policy);
+  }
+
+  template <typename F>
+  static double timed_ms(F&& body) {
+    auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+  std::span<const std::uint8_t> data_;
+  Bins bins_{};
+  volatile std::uint64_t floor_sink_ = 0;  // keeps the floor's reads alive
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor() { return std::make_unique<CpuExecutor>(); }
+
+}  // namespace hs

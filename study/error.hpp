@@ -1,0 +1,29 @@
+// One error type for every library layer: it carries a one-line message for
+// the user. Library code throws it; only the CLI (study/main.cpp) catches it,
+// prints it and exits non-zero.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace hs {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Bad command-line input (unknown name, malformed size): exit status 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// "No GPU here" and similar: the CLI reports it; tests turn it into a skip.
+class Unavailable : public Error {
+ public:
+  using Error::Error;
+};
+
+[[noreturn]] void fail(const std::string& message);
+
+}  // namespace hs

@@ -1,0 +1,52 @@
+// The study's inputs: deterministic byte streams, the same on every machine
+// (README "Inputs" documents each), or a user's file.
+//
+//   uniform         the lesson's LCG (seed 12345), high byte of each new state
+//   lesson_english  a fixed 677-byte arrangement of the lesson's published
+//                   English byte profile, repeated
+//   prose           this project's own English paragraph, repeated
+//   one_byte        every byte 'e' (0x65)
+//   distinct_K      the same LCG's high byte mod K, K in 1..256 (K=256 is uniform)
+//   FILE            any path (a name containing '/' or an existing file)
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hs {
+
+struct InputSpec {
+  enum class Kind { uniform, lesson_english, prose, one_byte, distinct, file };
+  Kind kind = Kind::uniform;
+  unsigned k = 256;   // distinct values, for Kind::distinct
+  std::string path;   // for Kind::file
+  std::string name() const;
+  bool synthetic() const { return kind != Kind::file; }
+};
+
+// Throws UsageError for an unknown name, or a distinct_K with K outside 1..256.
+InputSpec parse_input(std::string_view name);
+
+// The names `histostudy list` prints.
+std::vector<std::string> input_names();
+
+// The bytes at positions [offset, offset + out.size()) of a synthetic input.
+// Any offset is cheap: the LCG jumps ahead in O(log offset).
+void fill_synthetic(const InputSpec& spec, std::uint64_t offset, std::span<std::uint8_t> out);
+
+// A whole input in memory: `size` bytes of a synthetic input, or the file's
+// bytes (size ignored). Throws Error for unreadable files and sizes that
+// do not fit in memory.
+std::vector<std::uint8_t> make_input(const InputSpec& spec, std::uint64_t size);
+
+// Throws Error unless a file input can be opened for reading (synthetic
+// inputs always can): lets a run fail before any work is done.
+void check_readable(const InputSpec& spec);
+
+// The 677-byte lesson_english unit and the prose paragraph, for docs and tests.
+std::span<const std::uint8_t> lesson_english_unit();
+std::string_view prose_paragraph();
+
+}  // namespace hs

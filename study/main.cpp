@@ -1,0 +1,242 @@
+// histostudy: the command-line front end. Library layers throw hs::Error;
+// this file alone prints errors and chooses exit codes.
+//
+//   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
+//   histostudy count [FILE|-]     256 lines "value count"
+//   histostudy generate INPUT     a study input's exact bytes
+//   histostudy list               implementations, inputs, experiments
+//   histostudy env                the environment record alone
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <memory>
+
+#include "build_config.hpp"
+#include "study/count.hpp"
+#include "study/env.hpp"
+#include "study/error.hpp"
+#include "study/inputs.hpp"
+#include "study/registry.hpp"
+#include "study/report.hpp"
+#include "study/results.hpp"
+#include "study/sizes.hpp"
+#include "study/study.hpp"
+#if HISTOSTUDY_HAVE_CUDA
+#include "cuda/variants.hpp"
+#endif
+
+namespace {
+
+using hs::Executor;
+
+struct Executors {
+  std::vector<std::unique_ptr<Executor>> owned;
+  std::string gpu_absent;  // why there is no GPU executor, if there is none
+  std::vector<Executor*> all() const {
+    std::vector<Executor*> out;
+    for (const auto& e : owned) out.push_back(e.get());
+    return out;
+  }
+};
+
+Executors make_executors() {
+  Executors ex;
+  ex.owned.push_back(hs::make_cpu_executor());
+#if HISTOSTUDY_HAVE_CUDA
+  try {
+    ex.owned.push_back(hs::gpu::make_nvcc_executor());
+  } catch (const hs::Unavailable& e) {
+    ex.gpu_absent = e.what();
+  }
+#else
+  ex.gpu_absent = "this histostudy was built without CUDA";
+#endif
+  return ex;
+}
+
+nlohmann::json environment_record(const Executors& ex) {
+  nlohmann::json executors = nlohmann::json::array();
+  for (const auto& e : ex.owned) executors.push_back({{"toolchain", e->toolchain()}, {"describe", e->describe()}});
+  return {{"host", hs::host_environment()},
+          {"build", hs::build_environment()},
+          {"executors", executors},
+          {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
+}
+
+// "<date>_<gpu or cpu>_<toolchains>": what the file is, from its name alone.
+std::string result_stem(const Executors& ex, const std::vector<hs::Row>& rows) {
+  std::string device = "cpu", toolchains;
+  for (const auto& e : ex.owned) {
+    const auto d = e->describe();
+    if (d.contains("gpu") && d["gpu"].contains("name")) device = d["gpu"]["name"].get<std::string>();
+    bool used = std::any_of(rows.begin(), rows.end(), [&](const hs::Row& r) { return r.toolchain == e->toolchain(); });
+    if (used) toolchains += (toolchains.empty() ? "" : "+") + e->toolchain();
+  }
+  return hs::utc_now(true) + "_" + hs::slug(device) + "_" + hs::slug(toolchains);
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      auto comma = item.find(',', start);
+      auto part = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!part.empty()) out.push_back(part);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+struct RunOptions {
+  std::vector<std::string> experiments, impls, inputs, sizes;
+  int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20;
+  std::string out_dir = "data/runs";
+  bool no_save = false;
+};
+
+int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
+  hs::StudyRequest request;
+  request.experiments = split_commas(opt.experiments);
+  request.impls = split_commas(opt.impls);
+  request.inputs = split_commas(opt.inputs);
+  for (const auto& s : split_commas(opt.sizes)) request.sizes.push_back(hs::parse_size(s));
+  request.policy.grid = opt.grid;
+  request.policy.block = opt.block;
+  request.policy.threads = opt.threads;
+  request.passes = opt.passes;
+  request.gpu_timing.warmups = opt.warmups;
+  request.gpu_timing.reps = opt.reps;
+
+  const std::string started = hs::utc_now();
+  Executors ex = make_executors();
+  const auto cases = hs::plan_cases(request, ex.all());
+  if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
+  std::cerr << "histostudy: " << cases.size() << " cases\n";
+  const auto rows = hs::run_cases(cases, ex.all(), request, [](const std::string& line) {
+    std::cerr << line << std::endl;
+  });
+
+  hs::print_lesson_tables(rows, std::cout);
+  hs::print_all_rows(rows, std::cout);
+  if (!opt.no_save) {
+    nlohmann::json doc = {{"format", hs::kResultFormat},
+                          {"schema_version", hs::kResultSchemaVersion},
+                          {"started", started},
+                          {"finished", hs::utc_now()},
+                          {"provenance", hs::provenance(argv)},
+                          {"environment", environment_record(ex)},
+                          {"timing", {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}}},
+                          {"rows", nlohmann::json::array()}};
+    for (const auto& r : rows) doc["rows"].push_back(r.to_json());
+    auto path = hs::write_result(doc, opt.out_dir, result_stem(ex, rows));
+    std::cout << "\nresult file: " << path.string() << "\n";
+  }
+  bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
+  if (!all_passed) std::cerr << "histostudy: some implementations FAILED their check (see above)\n";
+  return all_passed ? 0 : 1;
+}
+
+int count_command(const std::string& impl_name, const std::string& path, int threads) {
+  const hs::Implementation& impl = hs::find_implementation(impl_name);
+  Executors ex = make_executors();
+  for (auto* e : ex.all())
+    if (e->supports(impl)) {
+      const hs::Bins bins = hs::count_stream(path, impl, *e, threads);
+      std::string out;
+      for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
+      std::cout << out;
+      return 0;
+    }
+  throw hs::Unavailable("implementation '" + impl_name + "' cannot run here (" + ex.gpu_absent + ")");
+}
+
+void list_command() {
+  Executors ex = make_executors();
+  std::cout << "implementations (histostudy run --impl NAME):\n";
+  for (const auto& impl : hs::implementations()) {
+    bool here = std::any_of(ex.owned.begin(), ex.owned.end(), [&](const auto& e) { return e->supports(impl); });
+    std::printf("  %-18s %-5s %s%s\n", std::string(impl.name).c_str(), std::string(hs::backend_name(impl.backend)).c_str(),
+                std::string(impl.idea).c_str(), here ? "" : "  [cannot run here]");
+  }
+  std::cout << "inputs (--input NAME):\n";
+  for (const auto& name : hs::input_names()) std::cout << "  " << name << "\n";
+  std::cout << "experiments (--experiment NAME):\n";
+  for (const auto& [name, what] : hs::experiment_descriptions()) std::printf("  %-8s %s\n", name.c_str(), what.c_str());
+  std::cout << "toolchains:\n";
+  for (const auto& e : ex.owned) std::cout << "  " << e->toolchain() << "\n";
+  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU toolchain: " << ex.gpu_absent << ")\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv, argv + argc);
+  CLI::App app{"histostudy: a reproducibility study of 256-bin byte histograms on GPUs and CPUs.\n"
+               "With no command, runs the default study (histostudy run)."};
+  app.set_version_flag("--version", std::string("histostudy ") + HISTOSTUDY_VERSION);
+  app.require_subcommand(0, 1);
+
+  RunOptions run_opt;
+  auto* run = app.add_subcommand("run", "Run the study; write data/runs/<date>_<gpu>_<toolchains>.json");
+  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks (default: lesson,sweep)");
+  run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
+  run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
+  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");
+  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's)")->check(CLI::Range(1, 1 << 30));
+  run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(CLI::Range(1, 1024));
+  run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
+      ->check(CLI::Range(1, 4096));
+  run->add_option("-p,--passes", run_opt.passes, "partitioned passes P: 1, 2, 4, 8")
+      ->check(CLI::IsMember({1, 2, 4, 8}));
+  run->add_option("--warmups", run_opt.warmups, "untimed GPU runs before the samples")->check(CLI::Range(0, 1000));
+  run->add_option("--reps", run_opt.reps, "GPU runs timed one by one")->check(CLI::Range(1, 100000));
+  run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
+  run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+
+  std::string count_impl = "openmp_private", count_path = "-";
+  int count_threads = 0;
+  auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
+  count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
+  count->add_option("--impl", count_impl, "implementation (default openmp_private)")->capture_default_str();
+  count->add_option("-t,--threads", count_threads, "CPU threads")->check(CLI::Range(1, 4096));
+
+  std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
+  auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
+  generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
+  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str();
+  generate->add_option("-o,--output", gen_out, "file to write (default standard output)");
+
+  auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
+  auto* env = app.add_subcommand("env", "Print the environment record as JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (*count) return count_command(count_impl, count_path, count_threads);
+    if (*generate) {
+      hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out);
+      return 0;
+    }
+    if (*list) {
+      list_command();
+      return 0;
+    }
+    if (*env) {
+      std::cout << environment_record(make_executors()).dump(2) << "\n";
+      return 0;
+    }
+    return run_study(run_opt, args);
+  } catch (const hs::UsageError& e) {
+    std::cerr << "histostudy: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "histostudy: error: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,126 @@
+#include "study/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "study/registry.hpp"
+#include "study/sizes.hpp"
+
+namespace hs {
+namespace {
+
+std::string fmt(const char* format, double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+const Row* find_row(const std::vector<Row>& rows, const Row& like, std::string_view impl) {
+  for (const auto& r : rows)
+    if (r.impl == impl && r.toolchain == like.toolchain && r.input == like.input && r.size == like.size &&
+        r.check_passed && (r.experiment == "lesson" || r.experiment == "custom"))
+      return &r;
+  return nullptr;
+}
+
+std::string ms_or_dash(const Row* r) { return r ? fmt("%.3f", r->summary.median) : "-"; }
+
+// The lesson compares global atomics with the privatized kernel; on the CPU
+// the same pair is the single-thread reference and openmp_private.
+std::pair<std::string_view, std::string_view> lesson_pair(const std::string& backend) {
+  return backend == "cpu" ? std::pair<std::string_view, std::string_view>{"reference", "openmp_private"}
+                          : std::pair<std::string_view, std::string_view>{"global", "per_block"};
+}
+
+// The lesson's floor row and its atomic counts, from the first input measured.
+void print_floor_and_atomics(const std::vector<Row>& rows, const std::string& toolchain, std::uint64_t size,
+                             std::string_view base, std::string_view priv, std::ostream& out) {
+  const std::string* input = nullptr;
+  for (const auto& r : rows)
+    if (r.toolchain == toolchain && r.size == size && r.check_passed) {
+      input = &r.input;
+      break;
+    }
+  if (!input) return;
+  for (const auto& r : rows)
+    if (r.toolchain == toolchain && r.size == size && r.input == *input && r.check_passed &&
+        !find_implementation(r.impl).counts)
+      out << "floor (" << *input << "): " << r.impl << " " << fmt("%.3f", r.summary.median) << " ms, "
+            << fmt("%.1f", r.gbps) << " GB/s\n";
+  const Row* b = nullptr;
+  const Row* p = nullptr;
+  for (const auto& r : rows)
+    if (r.toolchain == toolchain && r.size == size && r.input == *input) {
+      if (r.impl == base && !b) b = &r;
+      if (r.impl == priv && !p) p = &r;
+    }
+  if (b && p && b->global_atomics && p->global_atomics && *p->global_atomics)
+    out << "global atomic updates per run: " << base << " " << with_commas(*b->global_atomics) << ", " << priv
+        << " " << with_commas(*p->global_atomics) << " (a factor of "
+        << fmt("%.1f", double(*b->global_atomics) / double(*p->global_atomics)) << ")\n";
+}
+
+}  // namespace
+
+void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
+  std::vector<std::tuple<std::string, std::string, std::uint64_t>> tables;
+  for (const auto& r : rows) {
+    auto key = std::make_tuple(r.toolchain, r.backend, r.size);
+    if ((r.experiment == "lesson" || r.experiment == "custom") &&
+        std::find(tables.begin(), tables.end(), key) == tables.end())
+      tables.push_back(key);
+  }
+  for (const auto& [toolchain, backend, size] : tables) {
+    auto [base, priv] = lesson_pair(backend);
+    out << "\nLesson table: " << toolchain << ", " << with_commas(size) << " bytes (median ms)\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-16s %8s %5s %14s %14s %8s %10s %7s\n", "input", "busiest", "bins",
+                  (std::string(base) + " ms").c_str(), (std::string(priv) + " ms").c_str(), "speedup",
+                  (std::string("GB/s")).c_str(), "%floor");
+    out << line;
+    std::vector<std::string> seen;
+    for (const auto& r : rows) {
+      if (r.toolchain != toolchain || r.size != size || std::find(seen.begin(), seen.end(), r.input) != seen.end())
+        continue;
+      const Row* b = find_row(rows, r, base);
+      const Row* p = find_row(rows, r, priv);
+      if (!b && !p) continue;
+      seen.push_back(r.input);
+      std::string speedup = b && p ? fmt("%.1fx", b->summary.median / p->summary.median) : "-";
+      std::snprintf(line, sizeof line, "%-16s %7.2f%% %5d %14s %14s %8s %10s %7s\n", r.input.c_str(),
+                    r.input_stats.busiest_pct(), r.input_stats.bins_used, ms_or_dash(b).c_str(),
+                    ms_or_dash(p).c_str(), speedup.c_str(), p ? fmt("%.1f", p->gbps).c_str() : "-",
+                    p && p->pct_of_floor ? fmt("%.0f%%", *p->pct_of_floor).c_str() : "-");
+      out << line;
+    }
+    print_floor_and_atomics(rows, toolchain, size, base, priv, out);
+    for (const auto& r : rows)
+      if (r.toolchain == toolchain && r.size == size && !r.check_passed)
+        out << "  CHECK FAILED: " << r.impl << " on " << r.input << ": " << r.check_detail << "\n";
+  }
+}
+
+void print_all_rows(const std::vector<Row>& rows, std::ostream& out) {
+  out << "\nAll measurements (median ms with p10..p90; GB/s of the median; % of the floor in the same run)\n";
+  char line[320];
+  std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10s %21s %9s %7s %14s\n", "exp", "toolchain",
+                "impl", "input", "policy", "median", "p10..p90", "GB/s", "%floor", "global atomics");
+  out << line;
+  for (const auto& r : rows) {
+    std::string atomics = r.global_atomics ? with_commas(*r.global_atomics) : "n/a";
+    if (!r.check_passed) {
+      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s CHECK FAILED: %s\n", r.experiment.c_str(),
+                    r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.check_detail.c_str());
+    } else {
+      std::string spread = fmt("%.4f", r.summary.p10) + ".." + fmt("%.4f", r.summary.p90);
+      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10.4f %21s %9.1f %7s %14s\n",
+                    r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(),
+                    r.policy.str().c_str(), r.summary.median, spread.c_str(), r.gbps,
+                    r.pct_of_floor ? fmt("%.0f%%", *r.pct_of_floor).c_str() : "-", atomics.c_str());
+    }
+    out << line;
+  }
+}
+
+}  // namespace hs

@@ -1,0 +1,53 @@
+// The study driver: which implementations run on which inputs, sizes and
+// launch configurations (an experiment), on which executors, in what order.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "study/executor.hpp"
+#include "study/harness.hpp"
+#include "study/policy.hpp"
+
+namespace hs {
+
+// One measurement to make: an implementation on an input at a size, with a
+// requested launch policy (zeros are filled by the executor).
+struct Case {
+  std::string experiment;
+  std::string input;
+  std::uint64_t size = 0;
+  const Implementation* impl = nullptr;
+  LaunchPolicy policy;
+};
+
+struct StudyRequest {
+  std::vector<std::string> experiments;  // lesson, sweep, blocks; empty: lesson + sweep
+  std::vector<std::string> impls;        // replaces the experiments' implementations
+  std::vector<std::string> inputs;       // replaces their inputs
+  std::vector<std::uint64_t> sizes;      // replaces their sizes
+  LaunchPolicy policy;                   // grid, block, threads set by the user
+  int passes = 0;                        // partitioned's P; 0: the experiment's (lesson: 1, 2, 4, 8; else 4)
+  TimingPlan gpu_timing;
+  TimingPlan cpu_timing{1, 5, 0, 0};     // the CPU is slow: fewer runs, no lesson method
+};
+
+// The experiments `histostudy list` describes.
+std::vector<std::pair<std::string, std::string>> experiment_descriptions();
+
+// Expands a request into cases for the given executors; the read floor of
+// each backend is added so every row has a floor from the same run. Throws
+// UsageError for unknown names.
+std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors);
+
+// Runs every case on every executor that supports it, one input at a time
+// (generated once, reference computed once), toolchains interleaved case by
+// case so drift cancels. `progress` gets a line per measurement.
+std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
+                           const StudyRequest& request, const std::function<void(const std::string&)>& progress);
+
+}  // namespace hs

@@ -1,0 +1,249 @@
+// The `cpu` suite: inputs, the CPU implementations, the harness's check and
+// result files. Published figures are read from data/published, never typed.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "build_config.hpp"
+#include "cpu_openmp/openmp_histogram.hpp"
+#include "study/error.hpp"
+#include "study/harness.hpp"
+#include "study/inputs.hpp"
+#include "study/registry.hpp"
+#include "study/results.hpp"
+#include "study/sizes.hpp"
+#include "study/stats.hpp"
+
+namespace {
+
+hs::Bins reference_of(std::span<const std::uint8_t> data) {
+  hs::Bins bins{};
+  hs::cpu::reference(data, bins);
+  return bins;
+}
+
+// metric value for one input of the lesson's published T4 table.
+double published(const std::string& input, const std::string& metric) {
+  std::ifstream in(std::string(HISTOSTUDY_SOURCE_DIR) + "/data/published/lesson_t4.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);  // header: source,gpu,compute_capability,driver,cuda,build,input,metric,value,unit
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+    if (fields.size() >= 9 && fields[0] == "lesson-day29" && fields[6] == input && fields[7] == metric)
+      return std::stod(fields[8]);
+  }
+  FAIL("no published " << metric << " for " << input);
+  return 0;
+}
+
+const std::vector<std::string> kNamedInputs = {"uniform", "lesson_english", "prose", "one_byte",
+                                               "distinct_1", "distinct_2", "distinct_3", "distinct_64",
+                                               "distinct_255"};
+
+}  // namespace
+
+TEST_CASE("openmp_private equals reference on every input, size and thread count") {
+  const std::vector<std::uint64_t> sizes = {0, 1, 611, 65536 + 611, hs::kLessonSize};
+  for (const auto& name : kNamedInputs)
+    for (auto size : sizes) {
+      const auto data = hs::make_input(hs::parse_input(name), size);
+      const auto want = reference_of(data);
+      CHECK(hs::stats_of(want).total == size);
+      for (int threads = 1; threads <= 4; ++threads) {
+        hs::Bins got{};
+        hs::cpu::openmp_private(data, got, threads);
+        INFO(name << " size " << size << " threads " << threads);
+        CHECK(hs::first_mismatch(want, got) == std::nullopt);
+      }
+    }
+}
+
+TEST_CASE("openmp_private adds into the bins rather than replacing them") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 5000);
+  hs::Bins twice{};
+  hs::cpu::openmp_private(data, twice, 3);
+  hs::cpu::openmp_private(data, twice, 2);
+  auto once = reference_of(data);
+  for (auto& c : once) c *= 2;
+  CHECK(hs::first_mismatch(once, twice) == std::nullopt);
+}
+
+TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {
+  const std::map<std::string, std::string> lesson_name = {
+      {"uniform", "uniform bytes"}, {"lesson_english", "english text"}, {"one_byte", "all one byte"}};
+  for (const auto& [ours, theirs] : lesson_name) {
+    const auto size = std::uint64_t(published("-", "input_bytes"));
+    CHECK(size == hs::kLessonSize);
+    const auto stats = hs::stats_of(reference_of(hs::make_input(hs::parse_input(ours), size)));
+    INFO(ours);
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.2f", stats.busiest_pct());
+    char want[32];
+    std::snprintf(want, sizeof want, "%.2f", published(theirs, "max_bin_pct"));
+    CHECK(std::string(pct) == std::string(want));
+    CHECK(stats.bins_used == int(published(theirs, "bins_used")));
+  }
+}
+
+TEST_CASE("lesson_english is a 677-byte arrangement of the published profile") {
+  const auto unit = hs::lesson_english_unit();
+  std::ifstream in(std::string(HISTOSTUDY_SOURCE_DIR) + "/data/published/lesson_english_byte_profile.csv");
+  std::string line;
+  std::getline(in, line);
+  hs::Bins want{};
+  std::uint64_t total = 0;
+  while (std::getline(in, line)) {
+    auto comma = line.find(',');
+    want[std::stoi(line.substr(0, comma))] = std::stoull(line.substr(comma + 1));
+    total += std::stoull(line.substr(comma + 1));
+  }
+  CHECK(unit.size() == total);
+  CHECK(hs::first_mismatch(want, reference_of(unit)) == std::nullopt);
+}
+
+TEST_CASE("distinct_K uses exactly K bins and distinct_256 is uniform") {
+  for (unsigned k = 1; k <= 256; ++k) {
+    const auto stats = hs::stats_of(reference_of(hs::make_input(hs::parse_input("distinct_" + std::to_string(k)), 1 << 20)));
+    INFO("k = " << k);
+    CHECK(stats.bins_used == int(k));
+  }
+  CHECK(hs::make_input(hs::parse_input("distinct_256"), hs::kLessonSize) ==
+        hs::make_input(hs::parse_input("uniform"), hs::kLessonSize));
+}
+
+TEST_CASE("uniform is the lesson's LCG, high byte of each new state") {
+  const auto data = hs::make_input(hs::parse_input("uniform"), 1000);
+  std::uint32_t state = 12345;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    REQUIRE(data[i] == std::uint8_t(state >> 24));
+  }
+}
+
+TEST_CASE("any slice of a generated input equals the same bytes of the whole") {
+  for (const auto& name : kNamedInputs) {
+    const auto spec = hs::parse_input(name);
+    const auto whole = hs::make_input(spec, 4 << 20);
+    for (std::uint64_t offset : {0ull, 1ull, 676ull, 677ull, 1000003ull, (2ull << 20) + 5}) {
+      std::vector<std::uint8_t> part(1 << 20);
+      hs::fill_synthetic(spec, offset, part);
+      INFO(name << " offset " << offset);
+      CHECK(std::equal(part.begin(), part.end(), whole.begin() + std::ptrdiff_t(offset)));
+    }
+  }
+}
+
+TEST_CASE("input names: unknown names and bad K are usage errors") {
+  CHECK_THROWS_AS(hs::parse_input("unifrom"), hs::UsageError);
+  CHECK_THROWS_AS(hs::parse_input("distinct_0"), hs::UsageError);
+  CHECK_THROWS_AS(hs::parse_input("distinct_257"), hs::UsageError);
+  CHECK_THROWS_AS(hs::parse_input("distinct_x"), hs::UsageError);
+  CHECK(hs::parse_input("distinct_17").name() == "distinct_17");
+  CHECK_THROWS_AS(hs::make_input(hs::parse_input("/nonexistent/file"), 0), hs::Error);
+  CHECK_THROWS_AS(hs::make_input(hs::parse_input("uniform"), hs::kMaxSize), hs::Error);
+}
+
+TEST_CASE("sizes: numbers, binary and decimal units, sums; nonsense is refused") {
+  CHECK(hs::parse_size("611") == 611);
+  CHECK(hs::parse_size("64MiB") == 64ull << 20);
+  CHECK(hs::parse_size("1GiB") == 1ull << 30);
+  CHECK(hs::parse_size("64MiB+611") == hs::kLessonSize);
+  CHECK(hs::parse_size("2KB") == 2000);
+  CHECK(hs::parse_size("0") == 0);
+  for (const char* bad : {"", "-1", "abc", "12XB", "1.5GiB", "2TiB", "99999999999999999999", "1GiB+", "+5"})
+    CHECK_THROWS_AS(hs::parse_size(bad), hs::UsageError);
+  CHECK(hs::with_commas(67109475) == "67,109,475");
+}
+
+TEST_CASE("the registry knows every name once and declares bytes and atomics") {
+  for (const auto& impl : hs::implementations()) {
+    CHECK(&hs::find_implementation(impl.name) == &impl);
+    hs::LaunchPolicy p;
+    p.grid = 1024;
+    p.passes = 4;
+    CHECK(impl.bytes_read(p, 1000) >= 1000);
+  }
+  CHECK_THROWS_AS(hs::find_implementation("per_blok"), hs::UsageError);
+  hs::LaunchPolicy lesson;
+  lesson.grid = 1024;
+  lesson.block = 256;
+  const auto& per_block = hs::find_implementation("per_block");
+  const auto& global = hs::find_implementation("global");
+  CHECK(*per_block.global_atomics(lesson, hs::kLessonSize) == 262144);
+  CHECK(*global.global_atomics(lesson, hs::kLessonSize) == hs::kLessonSize);
+}
+
+TEST_CASE("statistics: numpy-style percentiles") {
+  CHECK(hs::percentile({1, 2, 3, 4}, 50) == doctest::Approx(2.5));
+  CHECK(hs::percentile({5}, 90) == 5);
+  CHECK(hs::percentile({0, 10}, 10) == doctest::Approx(1.0));
+  const auto s = hs::summarize({3, 1, 2});
+  CHECK(s.median == 2);
+  CHECK(s.min == 1);
+  CHECK(s.max == 3);
+  CHECK(s.mean == doctest::Approx(2.0));
+  CHECK_THROWS_AS(hs::summarize({}), hs::Error);
+}
+
+namespace {
+// A planted bug: merges with a store instead of an add, as the lesson warns.
+void merge_by_store(std::span<const std::uint8_t> data, hs::Bins& bins, const hs::LaunchPolicy&) {
+  hs::Bins mine{};
+  for (auto b : data) ++mine[b];
+  for (int v = 0; v < hs::kBins; ++v)
+    if (mine[v]) bins[v] = mine[v] / 2 + 1;
+}
+}  // namespace
+
+TEST_CASE("the harness checks before it times, and a wrong answer is never timed") {
+  const auto data = hs::make_input(hs::parse_input("lesson_english"), 100000);
+  const auto ref = reference_of(data);
+  const hs::Subject subject{"lesson_english", data, ref};
+  auto cpu = hs::make_cpu_executor();
+  cpu->load(data);
+  hs::TimingPlan quick{0, 3, 0, 0};
+  const auto row = hs::measure(*cpu, hs::find_implementation("openmp_private"), {}, subject, quick, "test");
+  CHECK(row.check_passed);
+  CHECK(row.samples_ms.size() == 3);
+  CHECK(row.gbps > 0);
+
+  hs::Implementation broken = hs::find_implementation("openmp_private");
+  broken.cpu_histogram = merge_by_store;
+  const auto bad = hs::measure(*cpu, broken, {}, subject, quick, "test");
+  CHECK_FALSE(bad.check_passed);
+  CHECK(bad.check_detail.find("bin ") != std::string::npos);
+  CHECK(bad.samples_ms.empty());
+
+  const auto floor = hs::measure(*cpu, hs::find_implementation("openmp_read_floor"), {}, subject, quick, "test");
+  CHECK(floor.check_passed);
+  std::vector<hs::Row> rows = {row, floor};
+  hs::attach_floors(rows);
+  REQUIRE(rows[0].pct_of_floor.has_value());
+  CHECK(*rows[0].pct_of_floor == doctest::Approx(100.0 * row.gbps / floor.gbps));
+}
+
+TEST_CASE("result files are written whole and never replace an earlier run") {
+  const auto dir = std::filesystem::temp_directory_path() / ("hs_results_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const auto first = hs::write_result({{"n", 1}}, dir, "run");
+  const auto second = hs::write_result({{"n", 2}}, dir, "run");
+  CHECK(first != second);
+  std::ifstream a(first), b(second);
+  CHECK(nlohmann::json::parse(a)["n"] == 1);
+  CHECK(nlohmann::json::parse(b)["n"] == 2);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  CHECK(files == 2);  // no temporary left behind
+  std::filesystem::remove_all(dir);
+  CHECK(hs::slug("NVIDIA H200") == "nvidia-h200");
+}

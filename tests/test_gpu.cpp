@@ -1,0 +1,269 @@
+// The `gpu` suite: every GPU kernel, bin for bin against the CPU reference,
+// on every named input, at sizes from 0 to 1 GiB, with odd and even block
+// sizes, grid 1 and the lesson's grid, and 32- and 64-bit counters. Exits 77
+// (meson's "skipped") when this machine has no usable CUDA GPU.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <climits>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_openmp/openmp_histogram.hpp"
+#include "cuda/check.hpp"
+#include "cuda/nvcc_kernels.hpp"
+#include "cuda/variants.hpp"
+#include "study/error.hpp"
+#include "study/executor.hpp"
+#include "study/inputs.hpp"
+#include "study/registry.hpp"
+#include "study/sizes.hpp"
+
+namespace {
+
+std::unique_ptr<hs::Executor> g_gpu;  // made in main(); the suite is skipped without it
+
+hs::Executor& gpu() { return *g_gpu; }
+
+const std::vector<std::string> kInputs = {"uniform",    "lesson_english", "prose",      "one_byte",
+                                          "distinct_1", "distinct_7",     "distinct_64"};
+const std::vector<int> kBlocks = {33, 64, 96, 128, 256, 1024};
+constexpr std::uint64_t kGiB = 1ull << 30;
+
+// One kernel configuration: an implementation and, for partitioned, P.
+struct Config {
+  const char* impl;
+  int passes = 0;
+};
+const std::vector<Config> kKernels = {{"sum_bytes"}, {"read_floor"},     {"global"},         {"per_block"},
+                                      {"per_warp"},  {"partitioned", 1}, {"partitioned", 2}, {"partitioned", 4},
+                                      {"partitioned", 8}};
+
+// A request that leaves every choice to the variant (as the CLI sends it:
+// passes 0 means the variant's default, where LaunchPolicy{} says 1).
+hs::LaunchPolicy defaults() {
+  hs::LaunchPolicy p;
+  p.passes = 0;
+  return p;
+}
+
+hs::Bins reference_of(std::span<const std::uint8_t> data) {
+  hs::Bins bins{};
+  hs::cpu::reference(data, bins);
+  return bins;
+}
+
+// The counter width resolve must pick for `runs` runs of n bytes.
+int expected_bits(std::uint64_t n, int runs) { return n > std::uint64_t(UINT32_MAX) / std::uint64_t(runs) ? 64 : 32; }
+
+// Resolves and runs one configuration on the loaded input; checks every bin
+// (or the byte sum, for floors) and that the bins add up to n.
+void check_kernel(const Config& config, int grid, int block, int runs, std::uint64_t n, const hs::Bins& want,
+                  const std::string& input) {
+  const hs::Implementation& impl = hs::find_implementation(config.impl);
+  hs::LaunchPolicy requested = defaults();
+  requested.grid = grid;
+  requested.block = block;
+  requested.passes = config.passes;
+  const hs::LaunchPolicy policy = gpu().resolve(impl, requested, n, runs);
+  INFO(config.impl << " on " << input << ", " << n << " bytes, " << policy.str() << ", runs " << runs);
+  if (config.passes) CHECK(policy.passes == config.passes);
+  if (impl.counts) CHECK(policy.counter_bits == expected_bits(n, runs));
+  const hs::RunOutput out = gpu().run_once(impl, policy);
+  if (impl.counts) {
+    CHECK(hs::first_mismatch(want, out.bins) == std::nullopt);
+    CHECK(hs::stats_of(out.bins).total == n);
+  } else {
+    CHECK(out.byte_sum == hs::byte_sum(want));
+  }
+}
+
+void check_cub(int runs, std::uint64_t n, const hs::Bins& want, const std::string& input) {
+  const hs::Implementation& impl = hs::find_implementation("cub");
+  const hs::LaunchPolicy policy = gpu().resolve(impl, defaults(), n, runs);
+  INFO("cub on " << input << ", " << n << " bytes, " << policy.str() << ", runs " << runs);
+  CHECK(policy.counter_bits == expected_bits(n, runs));
+  const hs::RunOutput out = gpu().run_once(impl, policy);
+  CHECK(hs::first_mismatch(want, out.bins) == std::nullopt);
+  CHECK(hs::stats_of(out.bins).total == n);
+}
+
+}  // namespace
+
+TEST_CASE("every GPU kernel equals the reference at small sizes, any block size, grid 1 and the lesson's grid") {
+  for (const auto& input : kInputs)
+    for (std::uint64_t n : {0ull, 1ull, 611ull, 65536ull + 611}) {
+      const auto data = hs::make_input(hs::parse_input(input), n);
+      const hs::Bins want = reference_of(data);
+      REQUIRE(hs::stats_of(want).total == n);
+      gpu().load(data);
+      for (const auto& config : kKernels)
+        for (int block : kBlocks)
+          for (int grid : {1, 0})
+            for (int runs : {1, INT_MAX}) check_kernel(config, grid, block, runs, n, want, input);
+      for (int runs : {1, INT_MAX}) check_cub(runs, n, want, input);
+    }
+}
+
+TEST_CASE("every GPU kernel equals the reference at the lesson's size, every block size") {
+  for (const auto& input : kInputs) {
+    const auto data = hs::make_input(hs::parse_input(input), hs::kLessonSize);
+    const hs::Bins want = reference_of(data);
+    gpu().load(data);
+    for (const auto& config : kKernels) {
+      for (int block : kBlocks)
+        for (int runs : {1, 100}) check_kernel(config, 0, block, runs, hs::kLessonSize, want, input);
+      if (input == "uniform" || input == "one_byte") check_kernel(config, 1, 1024, 1, hs::kLessonSize, want, input);
+    }
+    for (int runs : {1, 100}) check_cub(runs, hs::kLessonSize, want, input);
+  }
+}
+
+TEST_CASE("every GPU kernel equals the reference at 1 GiB") {
+  for (const std::string input : {"uniform", "one_byte"}) {
+    const auto data = hs::make_input(hs::parse_input(input), kGiB);
+    const hs::Bins want = reference_of(data);
+    gpu().load(data);
+    for (const auto& config : kKernels) {
+      check_kernel(config, 0, 256, 1, kGiB, want, input);
+      check_kernel(config, 0, 1024, 8, kGiB, want, input);  // 8 GiB between zeroings: 64-bit counters
+    }
+    for (int runs : {1, 8}) check_cub(runs, kGiB, want, input);
+  }
+}
+
+TEST_CASE("the floors read misaligned buffers: head, body and tail") {
+  const auto data = hs::make_input(hs::parse_input("uniform"), 4096 + 64);
+  void* raw = nullptr;
+  unsigned long long* sum = nullptr;
+  HS_CUDA(cudaMalloc(&raw, data.size()));
+  HS_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
+  HS_CUDA(cudaMemcpy(raw, data.data(), data.size(), cudaMemcpyHostToDevice));
+  for (const auto& [name, kernel] : hs::gpu::nvcc::kernel_table()) {
+    if (name != "hs_read_floor" && name != "hs_sum_bytes") continue;
+    for (std::size_t offset = 0; offset < 20; ++offset)
+      for (std::uint64_t n : {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 100ull, 4096ull})
+        for (unsigned block : {1u, 33u, 256u})
+          for (unsigned grid : {1u, 3u}) {
+            std::uint64_t want = 0;
+            for (std::uint64_t i = 0; i < n; ++i) want += data[offset + i];
+            const unsigned char* in = static_cast<const unsigned char*>(raw) + offset;
+            unsigned long long count = n;
+            unsigned slice = 0;
+            void* args[] = {&in, &count, &sum, &slice};
+            HS_CUDA(cudaMemset(sum, 0, sizeof *sum));
+            HS_CUDA(cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, nullptr));
+            HS_CUDA(cudaGetLastError());
+            unsigned long long got = 0;
+            HS_CUDA(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
+            INFO(name << " offset " << offset << " n " << n << " grid " << grid << " block " << block);
+            CHECK(got == want);
+          }
+  }
+  HS_CUDA(cudaFree(sum));
+  HS_CUDA(cudaFree(raw));
+}
+
+TEST_CASE("per_block at the lesson's launch makes exactly 262,144 global atomics") {
+  const auto n = hs::kLessonSize;
+  const hs::LaunchPolicy per_block = gpu().resolve(hs::find_implementation("per_block"), defaults(), n, 13);
+  CHECK(per_block.grid == 1024);
+  CHECK(per_block.block == 256);
+  CHECK(per_block.counter_bits == 32);  // 13 runs of the lesson's size fit 32 bits (STUDY-SPEC.md 1)
+  CHECK(hs::find_implementation("per_block").global_atomics(per_block, n) == std::uint64_t(262144));
+  CHECK(hs::find_implementation("global").global_atomics(per_block, n) == n);
+  // The partitioned passes together merge every bin once per block too.
+  const hs::LaunchPolicy partitioned = gpu().resolve(hs::find_implementation("partitioned"), defaults(), n, 13);
+  CHECK(partitioned.passes == 4);
+  CHECK(hs::find_implementation("partitioned").global_atomics(partitioned, n) == std::uint64_t(262144));
+}
+
+TEST_CASE("resolve fills the variants' shapes and refuses what the GPU cannot run") {
+  const auto& per_warp = hs::find_implementation("per_warp");
+  hs::LaunchPolicy requested = defaults();
+  requested.block = 33;
+  const auto warp_policy = gpu().resolve(per_warp, requested, 1000, 1);
+  CHECK(warp_policy.copies == 2);  // a partial last warp gets its own copy
+  CHECK(warp_policy.shared_bytes == 2048);
+
+  const auto& per_block = hs::find_implementation("per_block");
+  auto refuse = [&](const hs::Implementation& impl, hs::LaunchPolicy p, std::uint64_t n) {
+    INFO(impl.name << " " << p.str() << " n " << n);
+    CHECK_THROWS_AS(gpu().resolve(impl, p, n, 1), hs::UsageError);
+  };
+  hs::LaunchPolicy p = defaults();
+  p.block = 4096;
+  refuse(per_block, p, 100);
+  p.block = -1;
+  refuse(per_block, p, 100);
+  p = defaults();
+  p.grid = -1;
+  refuse(per_block, p, 100);
+  p = defaults();
+  p.passes = 3;
+  refuse(hs::find_implementation("partitioned"), p, 100);
+  p = defaults();
+  p.counter_bits = 16;
+  refuse(per_block, p, 100);
+  // One block would count 2^32 bytes into 32-bit shared counters.
+  p = defaults();
+  p.grid = 1;
+  p.block = 1024;
+  refuse(per_block, p, 1ull << 32);
+  refuse(per_warp, p, 1ull << 32);
+  CHECK_NOTHROW(gpu().resolve(per_block, p, (1ull << 32) - 1024, 1));
+  CHECK(gpu().resolve(per_block, defaults(), 1ull << 32, 1).counter_bits == 64);
+}
+
+TEST_CASE("timing runs every variant and leaves run_once exact") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 1 << 20);
+  const hs::Bins want = reference_of(data);
+  gpu().load(data);
+  for (const char* name : {"sum_bytes", "read_floor", "global", "per_block", "per_warp", "partitioned", "cub"}) {
+    const auto& impl = hs::find_implementation(name);
+    const auto policy = gpu().resolve(impl, defaults(), data.size(), 3 + 10 + 1);
+    INFO(name);
+    const auto each = gpu().time_each(impl, policy, 3, 10);
+    REQUIRE(each.size() == 10);
+    for (double ms : each) CHECK(ms > 0);
+    CHECK(gpu().time_back_to_back(impl, policy, 3, 10) > 0);
+    const auto out = gpu().run_once(impl, policy);
+    if (impl.counts)
+      CHECK(hs::first_mismatch(want, out.bins) == std::nullopt);
+    else
+      CHECK(out.byte_sum == hs::byte_sum(want));
+  }
+}
+
+TEST_CASE("the nvcc executor names its toolchain and supports exactly the GPU variants") {
+  CHECK(gpu().toolchain().rfind("nvcc ", 0) == 0);
+  const auto described = gpu().describe();
+  CHECK(described.at("compiler") == "nvcc");
+  CHECK(described.contains("flags"));
+  CHECK(described.contains("archs"));
+  for (const auto& impl : hs::implementations()) CHECK(gpu().supports(impl) == (impl.gpu != nullptr));
+  // Every instantiation a plan can name has a compiled kernel.
+  for (const auto& name : hs::gpu::kernel_names()) {
+    bool found = false;
+    for (const auto& entry : hs::gpu::nvcc::kernel_table()) found = found || entry.first == name;
+    INFO(name);
+    CHECK(found);
+  }
+}
+
+int main(int argc, char** argv) {
+  try {
+    g_gpu = hs::gpu::make_nvcc_executor(0);
+  } catch (const hs::Unavailable& e) {
+    std::printf("gpu suite skipped: %s\n", e.what());
+    return 77;
+  }
+  doctest::Context context(argc, argv);
+  const int status = context.run();
+  g_gpu.reset();
+  return status;
+}
