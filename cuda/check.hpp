@@ -6,8 +6,10 @@
 //   kernel<<<g, b, 0, s>>>(...); HS_CUDA(cudaGetLastError());
 //
 // A failure throws hs::Error naming the file, line, call text and the
-// library's own message. The overloads are inline: a program that never
-// checks a driver or NVRTC call does not link libcuda or libnvrtc.
+// library's own message (and, for a failed NVRTC compile, its log).
+// libcuda and libnvrtc are never linked: they are loaded at run time
+// (cuda/driver_api.cpp, cuda/nvrtc_library.cpp), so the binary runs where
+// they are absent, and their loaders set the message functions below.
 #pragma once
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -18,6 +20,11 @@
 #include "study/error.hpp"
 
 namespace hs::gpu {
+
+// The loaded libraries' own message functions; null: the number alone.
+inline CUresult (*driver_error_name)(CUresult, const char**) = nullptr;
+inline CUresult (*driver_error_string)(CUresult, const char**) = nullptr;
+inline const char* (*nvrtc_error_string)(nvrtcResult) = nullptr;
 
 [[noreturn]] inline void throw_cuda_error(const char* library, const std::string& what, const char* call,
                                           const char* file, int line) {
@@ -35,15 +42,18 @@ inline void check(CUresult result, const char* call, const char* file, int line)
   if (result == CUDA_SUCCESS) return;
   const char* name = nullptr;
   const char* text = nullptr;
-  if (cuGetErrorName(result, &name) != CUDA_SUCCESS) name = "unknown CUresult";
-  if (cuGetErrorString(result, &text) != CUDA_SUCCESS) text = "unknown error";
+  if (!driver_error_name || driver_error_name(result, &name) != CUDA_SUCCESS) name = "unknown CUresult";
+  if (!driver_error_string || driver_error_string(result, &text) != CUDA_SUCCESS) text = "unknown error";
   throw_cuda_error("CUDA driver", std::string(text) + " (" + name + ", " + std::to_string(int(result)) + ")",
                    call, file, line);
 }
 
-inline void check(nvrtcResult result, const char* call, const char* file, int line) {
+// `log`: the program's compile log, appended to the message when not empty.
+inline void check(nvrtcResult result, const char* call, const char* file, int line, const std::string& log = "") {
   if (result == NVRTC_SUCCESS) return;
-  throw_cuda_error("NVRTC", nvrtcGetErrorString(result), call, file, line);
+  std::string what = nvrtc_error_string ? nvrtc_error_string(result) : "nvrtcResult " + std::to_string(int(result));
+  if (!log.empty()) what += "; compile log:\n" + log;
+  throw_cuda_error("NVRTC", what, call, file, line);
 }
 
 }  // namespace hs::gpu

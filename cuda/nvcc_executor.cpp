@@ -34,11 +34,15 @@ class NvccExecutor final : public GpuExecutor {
     for (const auto& [name, kernel] : nvcc::kernel_table()) kernels_.emplace(std::string(name), kernel);
     for (const auto& name : kernel_names())
       if (!kernels_.count(name)) throw Error("nvcc executor: no compiled kernel for " + name);
-    // Probe once, so a binary without code for this GPU says so before any run.
-    cudaFuncAttributes attributes{};
-    const cudaError_t probed = cudaFuncGetAttributes(&attributes, kernels_.at("hs_sum_bytes"));
-    if (no_code_for_device(probed)) no_code(probed);
-    HS_CUDA(probed);
+    // Load every kernel now: a binary without code for this GPU says so
+    // before any run, and lazy module loading (CUDA_MODULE_LOADING=LAZY, the
+    // default) cannot land in a timed launch.
+    for (const auto& [name, kernel] : kernels_) {
+      cudaFuncAttributes attributes{};
+      const cudaError_t probed = cudaFuncGetAttributes(&attributes, kernel);
+      if (no_code_for_device(probed)) no_code(probed);
+      HS_CUDA(probed);
+    }
   }
 
   std::string toolchain() const override { return "nvcc " + nvcc::version(); }

@@ -8,7 +8,7 @@ std::string LaunchPolicy::str() const {
   std::ostringstream out;
   if (grid) out << "grid=" << grid << " block=" << block << ' ';
   if (threads) out << "threads=" << threads << ' ';
-  if (passes != 1) out << "passes=" << passes << ' ';
+  if (passes > 1) out << "passes=" << passes << ' ';
   if (copies != 1) out << "copies=" << copies << ' ';
   out << "counters=" << counter_bits << "bit";
   if (shared_bytes) out << " shared=" << shared_bytes << 'B';

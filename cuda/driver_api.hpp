@@ -1,0 +1,28 @@
+// The CUDA driver API functions the NVRTC executor needs, from libcuda.so.1
+// loaded at run time (the binary links only the runtime, which loads the
+// same library, so both APIs share each device's primary context).
+#pragma once
+#include <cuda.h>
+
+namespace hs::gpu {
+
+struct DriverApi {
+  decltype(&::cuInit) cuInit = nullptr;
+  decltype(&::cuDeviceGet) cuDeviceGet = nullptr;
+  decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain = nullptr;
+  decltype(&::cuDevicePrimaryCtxRelease) cuDevicePrimaryCtxRelease = nullptr;
+  decltype(&::cuCtxPushCurrent) cuCtxPushCurrent = nullptr;
+  decltype(&::cuCtxPopCurrent) cuCtxPopCurrent = nullptr;
+  decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
+  decltype(&::cuModuleUnload) cuModuleUnload = nullptr;
+  decltype(&::cuModuleGetFunction) cuModuleGetFunction = nullptr;
+  decltype(&::cuFuncGetAttribute) cuFuncGetAttribute = nullptr;
+  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute = nullptr;
+  decltype(&::cuLaunchKernel) cuLaunchKernel = nullptr;
+};
+
+// Loads libcuda.so.1 once (and sets check.hpp's driver message functions).
+// Throws Unavailable when there is no driver.
+const DriverApi& driver_api();
+
+}  // namespace hs::gpu

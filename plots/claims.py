@@ -1,0 +1,449 @@
+"""The claims audit: C1..C12 of STUDY-SPEC.md section 3, each decided per
+environment (a run file and one of its toolchains, or a published source)
+as holds / does not hold / not measurable here, with the figures that decide.
+
+Every decision function's docstring is its rule; the report prints it.
+Published numbers are never typed here: bounds that come from the published
+text are computed from data/published/.
+"""
+import inspect
+import math
+from dataclasses import dataclass
+
+from plots import environment
+from plots import table as fmt
+from plots.published import GENERATION_CC
+from plots.results import cuda_version, find_row, find_rows, median_ms
+from plots.table import Table
+
+HOLDS, FAILS, UNMEASURABLE = "holds", "does not hold", "not measurable here"
+BINS = 256
+WARP = 32
+COUNTER_BYTES = 4        # the lesson's 32-bit shared counters
+BARELY = 1.15            # C3: "barely changes": within 15% either way
+DOUBLES = 2.0            # C4: "more than doubles"
+DEGRADES = 1.10          # C5: slower by more than 10% (beyond run-to-run noise)
+CONTENTION_REMAINS = 1.5  # C8: one-byte input still >= 1.5x uniform at every block size
+ABOUT = 0.25             # C9: "about 4x": within 25% of P
+FLAT = 1.10              # C10: flat: best/worst throughput within 10%
+ORDER_OF_MAGNITUDE = 10  # C10: older GPUs degrade by more than this factor
+LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")
+
+
+@dataclass(frozen=True)
+class Finding:
+    status: str
+    figures: str
+
+
+def unmeasurable(why):
+    return Finding(UNMEASURABLE, why)
+
+
+def decided(holds, figures):
+    return Finding(HOLDS if holds else FAILS, figures)
+
+
+# ---- evidence: one environment's figures, the same questions for runs and published sources ----
+
+class RunEvidence:
+    """One toolchain of one run file."""
+
+    def __init__(self, run, toolchain):
+        self.run, self.toolchain = run, toolchain
+        self.is_gpu = toolchain != "cpu"
+        self.cuda = cuda_version(toolchain)
+        self.label = f"{run.name.removesuffix('.json')} / {toolchain}"
+
+    def row(self, impl, input="uniform", experiment="lesson", **policy):
+        return find_row(self.run, experiment=experiment, toolchain=self.toolchain, impl=impl, input=input, **policy)
+
+    def ms(self, impl, input="uniform", experiment="lesson", **policy):
+        policy.setdefault("passes", 1)
+        row = self.row(impl, input, experiment, **policy)
+        return median_ms(row) if row else None
+
+    def rows(self, impl, experiment="lesson"):
+        return find_rows(self.run, experiment=experiment, toolchain=self.toolchain, impl=impl)
+
+    def global_atomics(self, impl):
+        row = self.row(impl)
+        return row["global_atomics"] if row else None
+
+    def launch(self):
+        row = self.row("per_block") or self.row("global")
+        return (row["size"], row["policy"]["grid"]) if row else (None, None)
+
+    def device(self, key):
+        return environment.gpu_fact(self.run, self.toolchain, key) if self.is_gpu else None
+
+    def compute_capability(self):
+        return environment.compute_capability(self.run, self.toolchain) if self.is_gpu else None
+
+    def sweep(self, impl):
+        """{K: Mpix/s} of `impl` on distinct_K inputs."""
+        from plots.sweep import distinct_values, mpix_per_s
+        return {distinct_values(r["input"]): mpix_per_s(r) for r in self.rows(impl, "sweep")
+                if distinct_values(r["input"]) is not None}
+
+
+class PublishedLessonEvidence:
+    """One source of lesson_t4.csv (the lesson's CUDA 12.6 table, its CUDA 13.0 figures)."""
+
+    DEVICE_METRICS = {"shared_per_block": "smem_per_block_default", "shared_per_sm": "smem_per_sm",
+                      "shared_per_block_optin": "smem_per_block_optin"}
+
+    def __init__(self, source):
+        self.source = source
+        self.is_gpu = True
+        self.cuda = source.cuda_version
+        self.label = source.label
+
+    def row(self, *args, **kwargs):
+        return None
+
+    def rows(self, impl, experiment="lesson"):
+        return []
+
+    def ms(self, impl, input="uniform", experiment="lesson", **policy):
+        if experiment != "lesson" or policy.get("passes", 1) != 1 or len(policy) > 1:
+            return None
+        return self.source.kernel_ms(impl, input)
+
+    def global_atomics(self, impl):
+        lesson_name = {"global": "global", "per_block": "private"}.get(impl)
+        return self.source.get(f"global_atomics_{lesson_name}_kernel") if lesson_name else None
+
+    def launch(self):
+        size, grid = self.source.get("input_bytes"), self.source.get("grid_blocks")
+        return (int(size), int(grid)) if size and grid else (None, None)
+
+    def device(self, key):
+        return self.source.get(self.DEVICE_METRICS[key]) if key in self.DEVICE_METRICS else None
+
+    def compute_capability(self):
+        major, minor = self.source.compute_capability.split(".")
+        return int(major), int(minor)
+
+    def sweep(self, impl):
+        return {}
+
+
+class PublishedSweepEvidence:
+    """One GPU generation's column of Table 16-4 (per-block histogram only)."""
+
+    def __init__(self, generation, values):
+        self.generation, self.values = generation, values
+        self.is_gpu = True
+        self.cuda = None
+        self.label = f"{generation} (published, Table 16-4)"
+
+    def row(self, *args, **kwargs):
+        return None
+
+    def rows(self, impl, experiment="lesson"):
+        return []
+
+    def ms(self, *args, **kwargs):
+        return None
+
+    def global_atomics(self, impl):
+        return None
+
+    def launch(self):
+        return None, None
+
+    def device(self, key):
+        return None
+
+    def compute_capability(self):
+        return GENERATION_CC.get(self.generation)
+
+    def sweep(self, impl):
+        return dict(self.values) if impl == "per_block" else {}
+
+
+def evidences(runs, published):
+    """Published sources first, then every run file and toolchain, oldest first."""
+    found = [PublishedLessonEvidence(s) for s in published.lesson]
+    found += [PublishedSweepEvidence(g, v) for g, v in published.table_16_4.items()]
+    found += [RunEvidence(run, tc) for run in runs for tc in run.toolchains()]
+    return found
+
+
+# ---- helpers ----
+
+def _ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def _needs_gpu(ev):
+    return None if ev.is_gpu else unmeasurable("CPU toolchain: the claim is about CUDA kernels")
+
+
+def _missing(what):
+    return unmeasurable(f"no {what} in this environment")
+
+
+def published_speedup_range(published, cuda):
+    """(low, high) speedup the lesson publishes for CUDA `cuda` (major, minor):
+    its speedup_min..speedup_max, or its per-input speedups rounded outward
+    to whole numbers; for another version, the span of every source's range."""
+    def span(source):
+        low, high = source.get("speedup_min"), source.get("speedup_max")
+        if low is not None and high is not None:
+            return low, high
+        speedups = [v for (_, metric), v in source.figures.items() if metric == "speedup"]
+        return (math.floor(min(speedups)), math.ceil(max(speedups))) if speedups else None
+    spans = [s for s in (span(src) for src in published.lesson if src.cuda_version == cuda) if s]
+    spans = spans or [s for s in (span(src) for src in published.lesson) if s]
+    return min(s[0] for s in spans), max(s[1] for s in spans)
+
+
+def published_floor_margin(published):
+    """The lesson's private/sum_bytes on uniform (12.6), rounded up to a whole percent: 'within N%'."""
+    source = min(published.lesson, key=lambda s: s.cuda_version)
+    ratio = source.kernel_ms("per_block", "uniform") / source.kernel_ms("sum_bytes", "uniform")
+    return math.ceil(round(ratio * 100, 6)) / 100
+
+
+# ---- the claims: one decision function each; the docstring is the rule ----
+
+def c1_atomic_updates(ev, published):
+    """Holds if the global kernel makes one global atomic update per input byte
+    and the per-block kernel exactly blocks x 256, so the factor is bytes / (blocks x 256).
+    Counts are the implementations' declared ones (study/registry.cpp), not profiler counts."""
+    if (no := _needs_gpu(ev)):
+        return no
+    size, grid = ev.launch()
+    glob, priv = ev.global_atomics("global"), ev.global_atomics("per_block")
+    if None in (size, grid, glob, priv):
+        return _missing("global and per_block atomic counts")
+    figures = (f"global {fmt.count(glob)} for {fmt.count(size)} bytes; per_block {fmt.count(priv)} = "
+               f"{fmt.count(grid)} blocks x {BINS}; factor {glob / priv:.1f}")
+    return decided(glob == size and priv == grid * BINS, figures)
+
+
+def c2_privatized_speedup(ev, published):
+    """Holds if global/per_block on each of the lesson's inputs (uniform,
+    lesson_english, one_byte) lies in the published speedup range for the
+    toolchain's CUDA major.minor (the span of all published ranges for other versions)."""
+    if (no := _needs_gpu(ev)):
+        return no
+    speedups = {i: _ratio(ev.ms("global", i), ev.ms("per_block", i)) for i in LESSON_INPUTS}
+    if any(s is None for s in speedups.values()):
+        return _missing("global and per_block times on all three lesson inputs")
+    low, high = published_speedup_range(published, ev.cuda)
+    figures = ", ".join(f"{i} {fmt.ratio(s)}" for i, s in speedups.items()) + f" (published range {low:g}x..{high:g}x)"
+    return decided(all(low <= s <= high for s in speedups.values()), figures)
+
+
+def c3_english_barely_changes_global(ev, published):
+    """Holds if global's time on lesson_english over its time on uniform lies
+    within 1/1.15..1.15 ("barely": less than 15% either way). Our own prose is shown beside."""
+    if (no := _needs_gpu(ev)):
+        return no
+    ratio = _ratio(ev.ms("global", "lesson_english"), ev.ms("global", "uniform"))
+    if ratio is None:
+        return _missing("global times on lesson_english and uniform")
+    prose = _ratio(ev.ms("global", "prose"), ev.ms("global", "uniform"))
+    figures = (f"global: lesson_english {fmt.ms(ev.ms('global', 'lesson_english'))} ms / uniform "
+               f"{fmt.ms(ev.ms('global', 'uniform'))} ms = {fmt.ratio(ratio, 2)}"
+               + (f" (prose {fmt.ratio(prose, 2)})" if prose else ""))
+    return decided(1 / BARELY <= ratio <= BARELY, figures)
+
+
+def c4_one_byte_doubles_global(ev, published):
+    """Holds if global's time on one_byte is more than 2x its time on uniform."""
+    if (no := _needs_gpu(ev)):
+        return no
+    ratio = _ratio(ev.ms("global", "one_byte"), ev.ms("global", "uniform"))
+    if ratio is None:
+        return _missing("global times on one_byte and uniform")
+    return decided(ratio > DOUBLES, f"global: one_byte {fmt.ms(ev.ms('global', 'one_byte'))} ms / uniform "
+                                    f"{fmt.ms(ev.ms('global', 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+
+
+def c5_privatized_degrades_on_one_byte(ev, published):
+    """Holds if per_block's time on one_byte is more than 1.10x its time on
+    uniform (a degradation beyond run-to-run noise); does not hold if flatter."""
+    if (no := _needs_gpu(ev)):
+        return no
+    ratio = _ratio(ev.ms("per_block", "one_byte"), ev.ms("per_block", "uniform"))
+    if ratio is None:
+        return _missing("per_block times on one_byte and uniform")
+    return decided(ratio > DEGRADES, f"per_block: one_byte {fmt.ms(ev.ms('per_block', 'one_byte'))} ms / uniform "
+                                     f"{fmt.ms(ev.ms('per_block', 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+
+
+def c6_privatized_near_sum_bytes(ev, published):
+    """Holds if per_block's time on uniform over sum_bytes' time is at most the
+    lesson's own margin (its CUDA 12.6 private/sum_bytes, rounded up to a whole percent)."""
+    if (no := _needs_gpu(ev)):
+        return no
+    priv, floor = ev.ms("per_block", "uniform"), ev.ms("sum_bytes", "uniform")
+    if priv is None or floor is None:
+        return _missing("per_block and sum_bytes times on uniform")
+    margin = published_floor_margin(published)
+    ratio = priv / floor
+    figures = (f"per_block {fmt.ms(priv)} ms / sum_bytes {fmt.ms(floor)} ms = {fmt.ratio(ratio, 2)} "
+               f"(margin {fmt.ratio(margin, 2)})")
+    read_floor = ev.row("read_floor")
+    if ev.row("per_block") and ev.row("per_block")["pct_of_floor"] is not None and read_floor:
+        figures += f"; per_block at {fmt.pct(ev.row('per_block')['pct_of_floor'])} of read_floor"
+    return decided(ratio <= margin, figures)
+
+
+def c7_privatized_beats_reader_on_13(ev, published):
+    """For CUDA 13.x toolchains: holds if per_block's median on uniform is below
+    sum_bytes' (the reader is then no floor). Other versions: not measurable
+    (the claim is about 13.0), with the same figures shown."""
+    if (no := _needs_gpu(ev)):
+        return no
+    priv, reader = ev.ms("per_block", "uniform"), ev.ms("sum_bytes", "uniform")
+    if priv is None or reader is None:
+        return _missing("per_block and sum_bytes times on uniform")
+    figures = f"per_block {fmt.ms(priv)} ms vs sum_bytes {fmt.ms(reader)} ms"
+    if not ev.cuda or ev.cuda[0] != 13:
+        return unmeasurable(f"the claim is about CUDA 13.0; here {figures}")
+    return decided(priv < reader, figures)
+
+
+def c8_block_size_keeps_contention(ev, published):
+    """Holds if, at every block size of the 'blocks' experiment, global's time on
+    one_byte is still at least 1.5x its time on uniform (contention remains);
+    does not hold if some block size brings it below."""
+    if (no := _needs_gpu(ev)):
+        return no
+    blocks = sorted({r["policy"]["block"] for r in ev.rows("global", "blocks")})
+    ratios = {b: _ratio(ev.ms("global", "one_byte", "blocks", block=b), ev.ms("global", "uniform", "blocks", block=b))
+              for b in blocks}
+    ratios = {b: r for b, r in ratios.items() if r is not None}
+    if not ratios:
+        return _missing("'blocks' experiment rows (histostudy run -e blocks)")
+    figures = "one_byte/uniform by block size: " + ", ".join(f"{b}: {fmt.ratio(r, 2)}" for b, r in ratios.items())
+    return decided(min(ratios.values()) >= CONTENTION_REMAINS, figures)
+
+
+def c9_partition_passes(ev, published):
+    """Holds if every partitioned row reads P x N bytes and partitioned with
+    P = 4 takes 3x..5x per_block's time (about 4x, within 25%) on uniform and lesson_english."""
+    if (no := _needs_gpu(ev)):
+        return no
+    rows = ev.rows("partitioned")
+    ratios = {i: _ratio(ev.ms("partitioned", i, passes=4), ev.ms("per_block", i)) for i in ("uniform", "lesson_english")}
+    if not rows or None in ratios.values():
+        return _missing("partitioned P=4 and per_block rows on uniform and lesson_english")
+    reads_ok = all(r["bytes_read"] == r["policy"]["passes"] * r["size"] for r in rows)
+    prose = _ratio(ev.ms("partitioned", "prose", passes=4), ev.ms("per_block", "prose"))
+    figures = ("bytes read = P x N on every row" if reads_ok else "some rows do not read P x N bytes") + "; P=4 / " \
+        + "per_block: " + ", ".join(f"{i} {fmt.ratio(r, 2)}" for i, r in ratios.items()) \
+        + (f" (prose {fmt.ratio(prose, 2)})" if prose else "")
+    p = 4
+    return decided(reads_ok and all(p * (1 - ABOUT) <= r <= p * (1 + ABOUT) for r in ratios.values()), figures)
+
+
+def c10_flat_on_ampere(ev, published):
+    """Per GPU generation: on compute capability 8.0 or later, holds if per_block's
+    best/worst Mpix/s over the distinct_K sweep is at most 1.10 (flat); before 8.0,
+    holds if it exceeds 10 (an order of magnitude)."""
+    if (no := _needs_gpu(ev)):
+        return no
+    series = ev.sweep("per_block")
+    cc = ev.compute_capability()
+    if not series:
+        return _missing("per_block sweep rows")
+    if cc is None:
+        return unmeasurable("the GPU's compute capability is not recorded")
+    spread = max(series.values()) / min(series.values())
+    worst = min(series, key=series.get)
+    figures = (f"cc {cc[0]}.{cc[1]}: best/worst {fmt.ratio(spread, 2)} ({fmt.number(max(series.values()), 0)} vs "
+               f"{fmt.number(series[worst], 0)} Mpix/s at {worst} distinct)")
+    ampere = GENERATION_CC["Ampere"]
+    return decided(spread <= FLAT if cc >= ampere else spread > ORDER_OF_MAGNITUDE, figures)
+
+
+def c11_per_warp_copies(ev, published):
+    """Holds if per_warp gives each warp its own copy (block / copies = 32 threads
+    share a counter, against per_block's whole block) and uses copies x per_block's shared memory."""
+    if (no := _needs_gpu(ev)):
+        return no
+    warp, block = ev.row("per_warp"), ev.row("per_block")
+    if not warp or not block:
+        return _missing("per_warp and per_block rows")
+    wp, bp = warp["policy"], block["policy"]
+    sharing_warp, sharing_block = wp["block"] // wp["copies"], bp["block"] // bp["copies"]
+    shared_ratio = wp["shared_bytes"] / bp["shared_bytes"] if bp["shared_bytes"] else None
+    figures = (f"threads per counter {sharing_block} -> {sharing_warp}; shared {fmt.count(bp['shared_bytes'])} -> "
+               f"{fmt.count(wp['shared_bytes'])} B ({fmt.ratio(shared_ratio)}); time uniform "
+               f"{fmt.ms(median_ms(block))} -> {fmt.ms(median_ms(warp))} ms")
+    return decided(sharing_warp == WARP and shared_ratio == wp["copies"], figures)
+
+
+def c12_shared_memory_limits(ev, published):
+    """Holds if a block using the whole default shared memory per block (as
+    4-byte bins) leaves no room for a second such block on the SM
+    (shared per SM // shared per block == 1); does not hold if more fit."""
+    if (no := _needs_gpu(ev)):
+        return no
+    per_block, per_sm = ev.device("shared_per_block"), ev.device("shared_per_sm")
+    if not per_block or not per_sm:
+        return _missing("shared memory per block and per SM (GPU record)")
+    per_block, per_sm = int(per_block), int(per_sm)
+    fit = per_sm // per_block
+    figures = (f"{fmt.count(per_block)} B per block = {fmt.count(per_block // COUNTER_BYTES)} bins; "
+               f"{fmt.count(per_sm)} B per SM fits {fit} such block{'s' if fit != 1 else ''}")
+    return decided(fit == 1, figures)
+
+
+CLAIMS = [
+    ("C1", "Privatization cuts global atomic updates by exactly blocks x bins.", c1_atomic_updates),
+    ("C2", "The privatized kernel's speedup over global atomics lies in the range the lesson publishes for its "
+           "CUDA version.", c2_privatized_speedup),
+    ("C3", "English prose barely changes the global kernel's time relative to uniform bytes.",
+     c3_english_barely_changes_global),
+    ("C4", "The one-byte input more than doubles the global kernel's time.", c4_one_byte_doubles_global),
+    ("C5", "The privatized kernel also degrades on the one-byte input.", c5_privatized_degrades_on_one_byte),
+    ("C6", "The privatized uniform row is within the lesson's margin of the sumBytes floor.",
+     c6_privatized_near_sum_bytes),
+    ("C7", "On CUDA 13.0 the privatized histogram runs faster than the sumBytes reader.",
+     c7_privatized_beats_reader_on_13),
+    ("C8", "Sweeping the block size does not remove contention on the global kernel.",
+     c8_block_size_keeps_contention),
+    ("C9", "P partition passes read P x N bytes; 4 passes cost about 4x the private kernel on uniform and prose.",
+     c9_partition_passes),
+    ("C10", "On Ampere and later the per-block histogram is flat across 256..1 distinct values; older GPUs degrade "
+            "by more than an order of magnitude.", c10_flat_on_ampere),
+    ("C11", "One copy per warp cuts the threads sharing a counter from a block's to a warp's, at copies x the "
+            "shared memory.", c11_per_warp_copies),
+    ("C12", "A block using all of the default shared memory as 4-byte bins may be alone on its SM.",
+     c12_shared_memory_limits),
+]
+
+SHORT = {HOLDS: "holds", FAILS: "NO", UNMEASURABLE: "-"}
+
+
+def audit(runs, published):
+    """{(claim id, environment label): Finding} and the environments, in order."""
+    envs = evidences(runs, published)
+    return envs, {(cid, ev.label): decide(ev, published) for ev in envs for cid, _, decide in CLAIMS}
+
+
+def summary_table(envs, findings):
+    rows = [[ev.label] + [SHORT[findings[(cid, ev.label)].status] for cid, _, _ in CLAIMS] for ev in envs]
+    return Table("Claims audit: summary", ["environment"] + [cid for cid, _, _ in CLAIMS], rows,
+                 ["holds / NO (does not hold) / - (not measurable here); the figures and rules are in the tables "
+                  "per claim."], align="l" + "c" * len(CLAIMS))
+
+
+def claim_tables(envs, findings):
+    """Per claim: its rule and, per environment, the verdict and deciding figures.
+    Published sources with nothing to measure for a claim are left out."""
+    tables = []
+    for cid, statement, decide in CLAIMS:
+        rows = [[ev.label, findings[(cid, ev.label)].status, findings[(cid, ev.label)].figures] for ev in envs
+                if findings[(cid, ev.label)].status != UNMEASURABLE or isinstance(ev, RunEvidence)]
+        rule = " ".join(inspect.getdoc(decide).split())
+        tables.append(Table(f"{cid}: {statement}", ["environment", "verdict", "figures"], rows,
+                            [f"Rule: {rule}"], align="lll"))
+    return tables

@@ -1,0 +1,167 @@
+"""What a run ran on: readable summaries and typed differences.
+
+The environment record grows (issue 4 adds GPU state and versions), so
+nothing here assumes a key: values are looked up by name anywhere in the
+record and shown as "not recorded" when absent.
+"""
+import json
+import re
+
+from plots.results import cuda_version
+
+NOT_RECORDED = "not recorded"
+
+# Typed difference: the first category whose pattern matches a flattened key.
+# Order matters: driver and clock keys live under the GPU's own record.
+DIFF_CATEGORIES = [
+    ("clocks and GPU state", r"clock|temperature|power|ecc|persistence|throttle|event_reasons"),
+    ("driver", r"driver"),
+    ("build flags", r"flags|archs|build_type|host_compiler|\.build\."),
+    ("GPU", r"gpu|device"),
+    ("toolchains", r"executors|toolchain|version|compiler|cub|openmp"),
+    ("host", r"\.host\."),
+    ("provenance", r"provenance|git"),
+    ("timing plan", r"^timing"),
+]
+
+
+def toolchain_slot(toolchain):
+    """'nvrtc 12' for 'nvrtc 12.6.85', 'cpu' for 'cpu': one executor across version bumps."""
+    version = cuda_version(toolchain)
+    return f"{toolchain.split()[0]} {version[0]}" if version else toolchain
+
+
+def flatten(value, prefix=""):
+    """{'a.b[0].c': scalar}; executors are keyed by toolchain slot, not position."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            out.update(flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        out = {}
+        for i, v in enumerate(value):
+            slot = toolchain_slot(v["toolchain"]) if isinstance(v, dict) and "toolchain" in v else i
+            out.update(flatten(v, f"{prefix}[{slot}]"))
+        return out
+    return {prefix: value}
+
+
+def show(value):
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def find_value(record, *keys):
+    """The first value under any of `keys`, searching nested dicts depth-first; None if absent."""
+    if isinstance(record, dict):
+        for key in keys:
+            if key in record and not isinstance(record[key], (dict, list)):
+                return record[key]
+        children = record.values()
+    elif isinstance(record, list):
+        children = record
+    else:
+        return None
+    for child in children:
+        found = find_value(child, *keys)
+        if found is not None:
+            return found
+    return None
+
+
+def executor_describe(run, toolchain):
+    for executor in run.environment["executors"]:
+        if executor["toolchain"] == toolchain:
+            return executor["describe"]
+    return {}
+
+
+def _find_dict_with(record, key):
+    if isinstance(record, dict):
+        if key in record:
+            return record
+        record = list(record.values())
+    if isinstance(record, list):
+        for child in record:
+            found = _find_dict_with(child, key)
+            if found is not None:
+                return found
+    return None
+
+
+def gpu_record(run, toolchain=None):
+    """The dict describing the GPU (the one holding 'compute_capability'):
+    first under the toolchain's executor, else anywhere in the environment."""
+    places = [executor_describe(run, toolchain)] if toolchain else []
+    for place in places + [run.environment]:
+        found = _find_dict_with(place, "compute_capability")
+        if found is not None:
+            return found
+    return {}
+
+
+def gpu_fact(run, toolchain, *keys):
+    """A GPU property (e.g. 'shared_per_sm') from the GPU record, or None."""
+    return find_value(gpu_record(run, toolchain), *keys)
+
+
+def compute_capability(run, toolchain):
+    """(major, minor) of the run's GPU, or None."""
+    cc = gpu_fact(run, toolchain, "compute_capability")
+    m = re.match(r"(\d+)\.(\d+)", str(cc)) if cc is not None else None
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _or_not_recorded(value):
+    return NOT_RECORDED if value in (None, "") else str(value)
+
+
+def gpu_line(run, toolchain):
+    """'NVIDIA H200 (cc 9.0, 132 SMs)', or why there is none."""
+    gpu = gpu_record(run, toolchain)
+    if not gpu:
+        absent = run.environment.get("gpu_absent")
+        return f"none ({absent})" if absent else NOT_RECORDED
+    sms = gpu.get("sm_count")
+    return f"{gpu.get('name', 'unnamed GPU')} (cc {gpu['compute_capability']}" + (f", {sms} SMs)" if sms else ")")
+
+
+def summary(run, toolchain=None):
+    """(label, value) pairs: the environment behind a run's numbers."""
+    host = run.environment["host"]
+    prov = run.doc["provenance"]
+    commit = prov["git_commit"][:12] + (" (uncommitted changes)" if prov["git_dirty"] else "") \
+        if prov["git_commit"] else NOT_RECORDED
+    pairs = [("run file", run.path), ("started (UTC)", run.doc["started"]), ("commit", commit),
+             ("host", f"{host['cpu_model']}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}")]
+    for tc in ([toolchain] if toolchain else run.toolchains()):
+        describe = executor_describe(run, tc)
+        pairs.append((f"toolchain {tc}", _or_not_recorded(find_value(describe, "flags", "compiler"))))
+        if tc != "cpu":
+            pairs.append((f"GPU ({tc})", gpu_line(run, tc)))
+            pairs.append((f"driver ({tc})", _or_not_recorded(
+                find_value(gpu_record(run, tc), "driver_version") or find_value(run.environment, "driver_version"))))
+    if not any(tc != "cpu" for tc in run.toolchains()):
+        pairs.append(("GPU", gpu_line(run, None)))
+    return pairs
+
+
+def comparable(doc):
+    """The parts of a result document that describe its environment."""
+    return {"environment": doc["environment"], "provenance": doc["provenance"], "timing": doc["timing"]}
+
+
+def category(key):
+    for name, pattern in DIFF_CATEGORIES:
+        if re.search(pattern, key, re.IGNORECASE):
+            return name
+    return "other"
+
+
+def differences(doc_a, doc_b):
+    """[(category, key, value in A or None, value in B or None)] for every key that differs."""
+    a, b = flatten(comparable(doc_a)), flatten(comparable(doc_b))
+    changed = [k for k in sorted(set(a) | set(b)) if a.get(k, ...) != b.get(k, ...)]
+    order = [name for name, _ in DIFF_CATEGORIES] + ["other"]
+    rows = [(category(k), k, a.get(k), b.get(k)) for k in changed if k != "provenance.argv"]
+    return sorted(rows, key=lambda r: (order.index(r[0]), r[1]))

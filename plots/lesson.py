@@ -1,0 +1,157 @@
+"""The lesson's table for one run, per toolchain, beside the published T4 table.
+
+The lesson compares global atomics with the privatized kernel; on the CPU
+the same pair is the single-thread reference and openmp_private (as
+study/report.cpp prints it).
+"""
+from plots import table as fmt
+from plots.results import busiest_pct, find_row, find_rows, median_ms, policy_label
+from plots.table import Table
+
+LESSON_EXPERIMENTS = ("lesson", "custom")
+# Readers with no counting: the floor rows. sum_bytes is the lesson's; the
+# others are whatever the rows name as their floor.
+LESSON_FLOOR = "sum_bytes"
+
+
+def lesson_pair(backend):
+    return ("reference", "openmp_private") if backend == "cpu" else ("global", "per_block")
+
+
+def lesson_rows(run, toolchain):
+    return [r for r in run.rows if r["toolchain"] == toolchain and r["experiment"] in LESSON_EXPERIMENTS]
+
+
+def table_keys(run):
+    """(toolchain, size) of every lesson table in the run, in row order."""
+    keys = [(r["toolchain"], r["size"]) for r in run.rows if r["experiment"] in LESSON_EXPERIMENTS]
+    return list(dict.fromkeys(keys))
+
+
+def floor_impls(run):
+    return sorted({LESSON_FLOOR} | {r["floor_impl"] for r in run.rows} & {r["impl"] for r in run.rows})
+
+
+def baseline_source(published):
+    """The lesson's own table: the earliest CUDA version published."""
+    return min(published.lesson, key=lambda s: s.cuda_version)
+
+
+class LessonView:
+    """One toolchain and size of one run, asked for the lesson's figures."""
+
+    def __init__(self, run, toolchain, size):
+        self.run, self.toolchain, self.size = run, toolchain, size
+        rows = [r for r in lesson_rows(run, toolchain) if r["size"] == size]
+        self.backend = rows[0]["backend"]
+        self.inputs = list(dict.fromkeys(r["input"] for r in rows))
+        self.base, self.private = lesson_pair(self.backend)
+
+    def row(self, impl, input, passes=1):
+        for experiment in LESSON_EXPERIMENTS:
+            found = find_row(self.run, experiment=experiment, toolchain=self.toolchain, size=self.size,
+                             impl=impl, input=input, passes=passes)
+            if found:
+                return found
+        return None
+
+    def ms(self, impl, input, passes=1):
+        row = self.row(impl, input, passes)
+        return median_ms(row) if row else None
+
+
+def _speedup(a, b):
+    return a / b if a and b else None
+
+
+def main_table(view, t4):
+    title = f"Lesson table: {view.toolchain}, {view.size:,} bytes, median ms ({view.run.name})"
+    columns = ["input", "busiest bin", "bins used", f"{view.base} ms", f"{view.private} ms", "speedup",
+               "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
+    rows = []
+    for input in view.inputs:
+        base, priv = view.row(view.base, input), view.row(view.private, input)
+        any_row = base or priv or next(iter(find_rows(view.run, toolchain=view.toolchain, input=input)), None)
+        lesson_means = [r["lesson_mean_ms"] if r and r["lesson_mean_ms"] is not None else None for r in (base, priv)]
+        rows.append([input, fmt.pct(busiest_pct(any_row), 2) if any_row else fmt.MISSING,
+                     any_row["input_stats"]["bins_used"] if any_row else fmt.MISSING,
+                     fmt.ms(view.ms(view.base, input)), fmt.ms(view.ms(view.private, input)),
+                     fmt.ratio(_speedup(view.ms(view.base, input), view.ms(view.private, input))),
+                     " / ".join(fmt.ms(m) for m in lesson_means) if any(lesson_means) else fmt.MISSING,
+                     fmt.pct(t4.get("max_bin_pct", input), 2), fmt.count(t4.get("bins_used", input)),
+                     fmt.ms(t4.get("global_ms", input)), fmt.ms(t4.get("private_ms", input)),
+                     fmt.ratio(t4.get("speedup", input))])
+    notes = [f"ms: median of the per-run samples; lesson-method ms: {view.base} / {view.private} timed the "
+             "lesson's way (mean of back-to-back runs after warm-ups), where recorded.",
+             f"T4: {t4.label}, {t4.build}, from data/published/ (inputs the lesson did not run show -)."]
+    notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}"
+              for r in lesson_rows(view.run, view.toolchain) if not r["check"]["passed"]]
+    return Table(title, columns, rows, notes, align="lrr" + "r" * 9)
+
+
+def floor_table(view, t4):
+    title = f"Floor rows: {view.toolchain} (readers that count nothing)"
+    rows = []
+    for impl in floor_impls(view.run):
+        for input in view.inputs:
+            row = view.row(impl, input)
+            if row:
+                published = impl == LESSON_FLOOR and input == view.inputs[0]  # the lesson measured it once
+                rows.append([impl, input, fmt.ms(median_ms(row)), fmt.number(row["gbps"]),
+                             fmt.ms(t4.get("sum_bytes_ms")) if published else fmt.MISSING,
+                             fmt.number(t4.get("sum_bytes_gbs")) if published else fmt.MISSING])
+    return Table(title, ["floor", "input", "ms", "GB/s", "T4 ms", "T4 GB/s"], rows, align="llrrrr")
+
+
+def atomics_table(view, t4):
+    first = view.inputs[0]
+    base_row = view.row(view.base, first)
+    published = {"global": t4.get("global_atomics_global_kernel"),
+                 "per_block": t4.get("global_atomics_private_kernel")}
+    rows = []
+    for row in find_rows(view.run, toolchain=view.toolchain, size=view.size, input=first):
+        if row["experiment"] not in LESSON_EXPERIMENTS or row["impl"] in floor_impls(view.run):
+            continue
+        atomics = row["global_atomics"]
+        factor = base_row["global_atomics"] / atomics if base_row and base_row["global_atomics"] and atomics else None
+        rows.append([row["impl"], policy_label(row), fmt.count(atomics) if atomics is not None else "hidden by library",
+                     fmt.ratio(factor), fmt.count(published.get(row["impl"]))])
+    notes = ["Declared per implementation (study/registry.cpp): one per byte for global, blocks x 256 for a "
+             "block-privatized kernel; not counted by a profiler."]
+    return Table(f"Global atomic updates per run: {view.toolchain}, {first}",
+                 ["impl", "policy", "global atomics", f"fewer than {view.base}", "T4 (published)"], rows, notes,
+                 align="llrrr")
+
+
+def partitioned_table(view):
+    passes = sorted({r["policy"]["passes"] for r in lesson_rows(view.run, view.toolchain) if r["impl"] == "partitioned"})
+    if not passes:
+        return None
+    rows = []
+    for input in view.inputs:
+        private = view.ms(view.private, input)
+        cells = [input, fmt.ms(private)]
+        for p in passes:
+            t = view.ms("partitioned", input, p)
+            cells.append(f"{fmt.ms(t)} ({fmt.ratio(_speedup(t, private))})" if t else fmt.MISSING)
+        rows.append(cells)
+    notes = ["The lesson's exercise: P passes, each privatizing 256/P bins and reading all N bytes (P x N in all); "
+             f"in brackets, the time over {view.private}'s."]
+    return Table(f"Exercise, partitioned: {view.toolchain}, median ms",
+                 ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
+
+
+def lesson_tables(run, published):
+    """Every lesson table of `run`: per toolchain and size, the main table,
+    the floor rows, the atomic counts and the partitioned rows."""
+    t4 = baseline_source(published)
+    tables = []
+    for toolchain, size in table_keys(run):
+        view = LessonView(run, toolchain, size)
+        tables += [main_table(view, t4), floor_table(view, t4)]
+        if view.backend != "cpu":  # CPU implementations use no global atomics
+            tables.append(atomics_table(view, t4))
+        part = partitioned_table(view)
+        if part:
+            tables.append(part)
+    return tables

@@ -1,0 +1,168 @@
+"""Reading result files (data/runs/*.json) and asking them for rows.
+
+Every file is validated against data/schema/result.schema.json before use;
+anything wrong raises ResultError whose message starts with the file's path.
+"""
+import json
+import pathlib
+import re
+from dataclasses import dataclass
+
+import jsonschema
+
+from plots import stats
+
+FORMAT = "histostudy-result"
+SCHEMA_VERSION = 1  # the newest version this reader knows
+SCHEMA_PATH = pathlib.Path(__file__).resolve().parent.parent / "data" / "schema" / "result.schema.json"
+
+
+class ResultError(Exception):
+    """A result file that cannot be used; the message names the file."""
+
+    def __init__(self, path, problem):
+        super().__init__(f"{path}: {problem}")
+        self.path = str(path)
+
+
+@dataclass(frozen=True)
+class Run:
+    path: str  # as the caller named it; reports print it
+    doc: dict
+
+    @property
+    def rows(self):
+        return self.doc["rows"]
+
+    @property
+    def environment(self):
+        return self.doc["environment"]
+
+    @property
+    def name(self):
+        return pathlib.Path(self.path).name
+
+    def toolchains(self):
+        """Toolchains in the order their rows first appear."""
+        return list(dict.fromkeys(r["toolchain"] for r in self.rows))
+
+    def has_gpu_rows(self, experiment=None):
+        return any(r["backend"] == "cuda" and experiment in (None, r["experiment"]) for r in self.rows)
+
+    def has_rows(self, experiment):
+        return any(r["experiment"] == experiment for r in self.rows)
+
+
+def _schema_validator():
+    schema = json.loads(SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _reject_constant(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _where(error):
+    """'rows[3].summary_ms.median' for a jsonschema error's location."""
+    where = ""
+    for part in error.absolute_path:
+        where += f"[{part}]" if isinstance(part, int) else (f".{part}" if where else str(part))
+    return where or "the top level"
+
+
+def parse_run(path, text):
+    """Checks the text of a result file and returns its document."""
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as e:
+        raise ResultError(path, f"not valid JSON, or truncated ({e})") from None
+    if not isinstance(doc, dict) or "format" not in doc:
+        raise ResultError(path, f'not a histostudy result file (no "format": "{FORMAT}")')
+    if doc["format"] != FORMAT:
+        raise ResultError(path, f'not a histostudy result file (format is {doc["format"]!r}, not "{FORMAT}")')
+    version = doc.get("schema_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
+        raise ResultError(path, f"written by a newer histostudy (schema_version {version}; this reader knows "
+                                f"up to {SCHEMA_VERSION}): update histostudy to read it")
+    errors = sorted(_schema_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = jsonschema.exceptions.best_match(errors)
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        raise ResultError(path, f"does not follow the result schema at {_where(first)}: {first.message}{more}")
+    return doc
+
+
+def load_run(path, shown=None):
+    """Reads and validates one result file; raises ResultError naming it
+    (as `shown`, e.g. 'data/runs/X.json', when given)."""
+    shown = str(shown or path)
+    try:
+        text = pathlib.Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultError(shown, f"cannot read ({e})") from None
+    return Run(shown, parse_run(shown, text))
+
+
+def load_runs(directory, shown_prefix=None):
+    """Every *.json in `directory`, by name (names start with the UTC date, so
+    oldest first); each shown as shown_prefix + name when a prefix is given."""
+    paths = sorted(pathlib.Path(directory).glob("*.json"))
+    return [load_run(p, f"{shown_prefix}{p.name}" if shown_prefix else None) for p in paths]
+
+
+# ---- rows ------------------------------------------------------------------
+
+POLICY_FIELDS = ("grid", "block", "threads", "passes", "copies", "counter_bits", "shared_bytes")
+
+def is_timed(row):
+    return row["check"]["passed"] and len(row["samples_ms"]) > 0
+
+
+def find_rows(run, **match):
+    """Timed rows whose fields equal `match`; policy fields as passes=4, block=64."""
+    def field(row, key):
+        return row["policy"][key] if key in POLICY_FIELDS else row.get(key)
+    return [row for row in run.rows if is_timed(row) and all(field(row, k) == v for k, v in match.items())]
+
+
+def find_row(run, **match):
+    """The first timed row matching, or None."""
+    rows = find_rows(run, **match)
+    return rows[0] if rows else None
+
+
+def row_key(row):
+    """What makes two rows the same measurement across runs."""
+    return (row["experiment"], row["impl"], row["toolchain"], row["input"], row["size"],
+            tuple(sorted(row["policy"].items())))
+
+
+def policy_label(row):
+    """The policy fields that tell variants of one implementation apart."""
+    p = row["policy"]
+    parts = []
+    if p["grid"]:
+        parts.append(f"{p['grid']}x{p['block']}")
+    if p["passes"] != 1:
+        parts.append(f"P={p['passes']}")
+    if p["copies"] != 1:
+        parts.append(f"copies={p['copies']}")
+    if p["threads"]:
+        parts.append(f"{p['threads']} thr")
+    return " ".join(parts)
+
+
+def cuda_version(toolchain):
+    """(major, minor) of a CUDA toolchain name such as 'nvrtc 12.6.85'; None for 'cpu'."""
+    m = re.search(r"(\d+)\.(\d+)", toolchain)
+    return (int(m.group(1)), int(m.group(2))) if m and toolchain != "cpu" else None
+
+
+def median_ms(row):
+    """The row's median time, recomputed from its raw samples (the same
+    formula as summary_ms.median, so the two agree)."""
+    return stats.median(row["samples_ms"])
+
+
+def busiest_pct(row):
+    return row["input_stats"]["busiest_pct"]

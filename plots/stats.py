@@ -1,0 +1,96 @@
+"""Statistics for timing samples: medians, percentiles, intervals, verdicts.
+
+A comparison is always "new over base" of medians, so a ratio above 1 means
+the new case is slower. Everything is deterministic: the bootstrap draws
+from a numpy Generator with a fixed seed, so the same samples give the same
+interval on every machine with the same numpy.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as scipy_stats
+
+SEED = 12345            # the bootstrap's; any fixed value makes reports repeatable
+RESAMPLES = 10_000      # bootstrap resamples; the interval's ends move < 1% between seeds
+CONFIDENCE = 0.95
+MIN_SAMPLES = 3         # fewer samples than this on either side: no verdict
+DEFAULT_BAND = 1.05     # reports: changes within 5% either way count as "same"
+
+FASTER, SLOWER, SAME, AMBIGUOUS = "faster", "slower", "same", "ambiguous"
+
+
+def percentile(samples, pct):
+    """Linear interpolation between closest ranks: numpy's default, and the
+    formula of study/stats.cpp (rank = pct/100 * (n - 1))."""
+    return float(np.percentile(np.asarray(samples, dtype=float), pct))
+
+
+def median(samples):
+    return percentile(samples, 50)
+
+
+def bootstrap_ratio_ci(base, new, confidence=CONFIDENCE, resamples=RESAMPLES, seed=SEED):
+    """Percentile-bootstrap interval of median(new) / median(base).
+
+    Each side is resampled with replacement on its own (the runs are
+    independent), `resamples` times, and the interval is the central
+    `confidence` share of the resampled ratios."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    base, new = np.asarray(base, dtype=float), np.asarray(new, dtype=float)
+    base_medians = np.median(base[rng.integers(0, len(base), (resamples, len(base)))], axis=1)
+    new_medians = np.median(new[rng.integers(0, len(new), (resamples, len(new)))], axis=1)
+    ratios = new_medians / base_medians
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(ratios, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def mann_whitney_p(base, new):
+    """Two-sided Mann-Whitney U p-value: are the two sample sets shifted?
+    1.0 when every sample is equal (no evidence of a shift)."""
+    if len(set(base) | set(new)) == 1:
+        return 1.0
+    return float(scipy_stats.mannwhitneyu(new, base, alternative="two-sided").pvalue)
+
+
+def verdict(ci_low, ci_high, band=DEFAULT_BAND):
+    """Faster / slower / same / ambiguous for an interval of new/base times.
+
+    Rules, with the equivalence band [1/band, band] around 1:
+      slower     the whole interval lies above band (ci_low > band)
+      faster     the whole interval lies below 1/band (ci_high < 1/band)
+      same       the whole interval lies inside the band
+      ambiguous  the interval straddles an edge of the band: the data cannot
+                 tell a change of that size from noise
+    """
+    if ci_low > band:
+        return SLOWER
+    if ci_high < 1 / band:
+        return FASTER
+    if ci_low >= 1 / band and ci_high <= band:
+        return SAME
+    return AMBIGUOUS
+
+
+@dataclass(frozen=True)
+class Comparison:
+    base_median: float
+    new_median: float
+    ratio: float        # new_median / base_median
+    ci_low: float
+    ci_high: float
+    p_value: float      # Mann-Whitney, shown beside the interval
+    verdict: str
+    n_base: int
+    n_new: int
+
+
+def compare_samples(base, new, band=DEFAULT_BAND):
+    """Ratio of medians, its bootstrap interval and a verdict.
+    Fewer than MIN_SAMPLES on either side gives 'ambiguous', whatever the ratio."""
+    base_median, new_median = median(base), median(new)
+    ratio = new_median / base_median
+    low, high = bootstrap_ratio_ci(base, new)
+    enough = min(len(base), len(new)) >= MIN_SAMPLES
+    return Comparison(base_median, new_median, ratio, low, high, mann_whitney_p(base, new),
+                      verdict(low, high, band) if enough else AMBIGUOUS, len(base), len(new))

@@ -1,0 +1,66 @@
+"""The Table 16-4-style contention sweep: Mpix/s (million one-byte samples
+per second, size / median seconds / 1e6) for every implementation as the
+input's distinct values go 256 ... 1, with the published columns beside."""
+import re
+
+from plots import table as fmt
+from plots.results import find_rows, median_ms, policy_label
+from plots.table import Table
+
+EXPERIMENT = "sweep"
+
+
+def distinct_values(input):
+    """K of 'distinct_K', else None."""
+    m = re.fullmatch(r"distinct_(\d+)", input)
+    return int(m.group(1)) if m else None
+
+
+def mpix_per_s(row):
+    return row["size"] / (median_ms(row) / 1e3) / 1e6
+
+
+def newest_sweep_run(runs):
+    """The newest run with GPU sweep rows, else the newest with any sweep rows, else None."""
+    for wanted in (lambda r: r.has_gpu_rows(EXPERIMENT), lambda r: r.has_rows(EXPERIMENT)):
+        found = next((r for r in reversed(runs) if wanted(r)), None)
+        if found:
+            return found
+    return None
+
+
+def series_label(row):
+    """'per_block (nvcc 13.0.88)', with P=4 and the like when the policy tells variants apart."""
+    extra = policy_label(row).split()
+    extra = [p for p in extra if not re.fullmatch(r"\d+x\d+|\d+|thr", p)]
+    return f"{row['impl']}{' ' + ' '.join(extra) if extra else ''} ({row['toolchain']})"
+
+
+def our_series(run):
+    """{label: {K: Mpix/s}} in row order."""
+    series = {}
+    for row in find_rows(run, experiment=EXPERIMENT):
+        k = distinct_values(row["input"])
+        if k is not None:
+            series.setdefault(series_label(row), {})[k] = mpix_per_s(row)
+    return series
+
+
+def published_series(published):
+    return {f"{g} (published, per-block)": values for g, values in published.table_16_4.items()}
+
+
+def sweep_table(run, published):
+    ours = our_series(run) if run else {}
+    ks = sorted({k for s in list(ours.values()) + list(published.table_16_4.values()) for k in s}, reverse=True)
+    rows = [[label] + [fmt.number(s.get(k), 0) for k in ks]
+            for label, s in list(published_series(published).items()) + list(ours.items())]
+    notes = ["Mpix/s: million one-byte samples per second, input bytes over the median time; the published "
+             "columns (Tesla, Fermi, Kepler, Ampere) are the textbook's per-block histogram, from "
+             "data/published/table_16_4_per_block.csv."]
+    notes.append(f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
+                 if run else "not measurable here: no run in data/runs holds sweep rows.")
+    if run and not run.has_gpu_rows(EXPERIMENT):
+        notes.append("not measurable here: this run has no GPU rows; only CPU implementations are shown.")
+    return Table("Contention sweep (Table 16-4 style): Mpix/s by distinct values",
+                 ["implementation"] + [str(k) for k in ks], rows, notes)
