@@ -13,8 +13,6 @@ DriverApi load_driver_api() {
   HS_LOAD_FUNCTION(libcuda, api, cuDeviceGet);
   HS_LOAD_FUNCTION(libcuda, api, cuDevicePrimaryCtxRetain);
   HS_LOAD_FUNCTION(libcuda, api, cuDevicePrimaryCtxRelease);
-  HS_LOAD_FUNCTION(libcuda, api, cuCtxPushCurrent);
-  HS_LOAD_FUNCTION(libcuda, api, cuCtxPopCurrent);
   HS_LOAD_FUNCTION(libcuda, api, cuModuleLoadData);
   HS_LOAD_FUNCTION(libcuda, api, cuModuleUnload);
   HS_LOAD_FUNCTION(libcuda, api, cuModuleGetFunction);

@@ -11,8 +11,6 @@ struct DriverApi {
   decltype(&::cuDeviceGet) cuDeviceGet = nullptr;
   decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain = nullptr;
   decltype(&::cuDevicePrimaryCtxRelease) cuDevicePrimaryCtxRelease = nullptr;
-  decltype(&::cuCtxPushCurrent) cuCtxPushCurrent = nullptr;
-  decltype(&::cuCtxPopCurrent) cuCtxPopCurrent = nullptr;
   decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
   decltype(&::cuModuleUnload) cuModuleUnload = nullptr;
   decltype(&::cuModuleGetFunction) cuModuleGetFunction = nullptr;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cuda/check.hpp"
+#include "cuda/device_record.hpp"
 #include "study/error.hpp"
 
 namespace hs::gpu {
@@ -48,6 +49,7 @@ GpuExecutor::GpuExecutor(int device) : device_(device) {
     limits_.cc_minor = attribute(cudaDevAttrComputeCapabilityMinor, device);
     limits_.sm_count = attribute(cudaDevAttrMultiProcessorCount, device);
     limits_.max_threads_per_block = attribute(cudaDevAttrMaxThreadsPerBlock, device);
+    limits_.max_threads_per_sm = attribute(cudaDevAttrMaxThreadsPerMultiProcessor, device);
     limits_.shared_per_block = std::size_t(attribute(cudaDevAttrMaxSharedMemoryPerBlock, device));
     limits_.shared_per_block_optin = std::size_t(attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
     limits_.shared_per_sm = std::size_t(attribute(cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
@@ -95,16 +97,18 @@ nlohmann::json GpuExecutor::device_json() const {
   HS_CUDA(cudaDriverGetVersion(&driver));
   HS_CUDA(cudaRuntimeGetVersion(&runtime));
   auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  return {{"index", device_},
-          {"name", name_},
-          {"compute_capability", compute_capability()},
-          {"sm_count", limits_.sm_count},
-          {"max_threads_per_block", limits_.max_threads_per_block},
-          {"shared_per_block", limits_.shared_per_block},
-          {"shared_per_block_optin", limits_.shared_per_block_optin},
-          {"shared_per_sm", limits_.shared_per_sm},
-          {"driver_cuda_version", version(driver)},
-          {"runtime_version", version(runtime)}};
+  nlohmann::json record = {{"index", device_},
+                           {"name", name_},
+                           {"compute_capability", compute_capability()},
+                           {"sm_count", limits_.sm_count},
+                           {"max_threads_per_block", limits_.max_threads_per_block},
+                           {"shared_per_block", limits_.shared_per_block},
+                           {"shared_per_block_optin", limits_.shared_per_block_optin},
+                           {"shared_per_sm", limits_.shared_per_sm},
+                           {"driver_cuda_version", version(driver)},
+                           {"runtime_version", version(runtime)}};
+  record.update(device_record(device_));
+  return record;
 }
 
 bool GpuExecutor::supports(const Implementation& impl) const { return impl.gpu != nullptr; }

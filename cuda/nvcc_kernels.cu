@@ -3,6 +3,7 @@
 // executor compiles at run time.
 #include "cuda/nvcc_kernels.hpp"
 
+#include "cuda/fast_kernels.cuh"
 #include "cuda/floor_kernels.cuh"
 #include "cuda/lesson_kernels.cuh"
 
@@ -30,6 +31,8 @@ const std::vector<std::pair<std::string_view, const void*>>& kernel_table() {
        reinterpret_cast<const void*>(&hs_partitioned<unsigned long long, 64>)},
       {"hs_partitioned<unsigned long long, 32>",
        reinterpret_cast<const void*>(&hs_partitioned<unsigned long long, 32>)},
+      {"hs_lane_shared<unsigned int>", reinterpret_cast<const void*>(&hs_lane_shared<unsigned int>)},
+      {"hs_lane_shared<unsigned long long>", reinterpret_cast<const void*>(&hs_lane_shared<unsigned long long>)},
   };
   return table;
 }

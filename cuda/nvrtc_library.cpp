@@ -44,9 +44,10 @@ std::string recorded_version(const fs::path& dir) {
 std::string full_version(const std::string& library, const std::string& major_minor) {
   std::error_code ec;
   fs::path dir = fs::canonical(library, ec).parent_path();
-  for (int level = 0; !ec && level < kPackageSearchLevels && dir.has_relative_path(); ++level, dir = dir.parent_path()) {
+  for (int level = 0; !ec && level < kPackageSearchLevels && dir.has_relative_path(); ++level) {
     const std::string version = recorded_version(dir);
     if (version.starts_with(major_minor + ".")) return version;
+    dir = dir.parent_path();
   }
   return major_minor;
 }

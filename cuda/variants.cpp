@@ -3,6 +3,7 @@
 // an NVRTC executor run the same plan.
 #include "cuda/variants.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <string>
 #include <string_view>
@@ -178,6 +179,54 @@ std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t)
   return launches;
 }
 
+// ---- lane_shared (cuda/fast_kernels.cuh) ---------------------------------
+
+// 256 x 32 32-bit counters a block (HS_LANE_SHARED_WORDS).
+constexpr std::uint64_t kLaneColumnsBytes = 256 * 32 * 4;
+// 512 threads a block: four blocks, 2048 threads, fill an H200 SM; 256 and
+// 384 were slower (the measurements in cuda/fast_kernels.cuh).
+constexpr int kLaneSharedBlock = 512;
+constexpr int kLaneSharedMaxBlock = 512;  // HS_LANE_SHARED_MAX_BLOCK, the kernel's __launch_bounds__
+// Vectors a warp takes at a time: 32 lanes x HS_LANE_SHARED_UNROLL loads.
+constexpr std::uint64_t kLaneSharedTileBytes = 32 * 2 * 16;
+// The runtime keeps 1 KiB of shared memory per block (CUDA C++ Programming
+// Guide, "Shared Memory", compute capability 8.x and 9.0).
+constexpr std::uint64_t kReservedSharedPerBlock = 1024;
+
+// The grid that fills every SM once: as many blocks as its shared memory and
+// threads allow.
+int one_wave(int block, std::uint64_t shared, const DeviceLimits& limits) {
+  const std::uint64_t by_shared = limits.shared_per_sm / (shared + kReservedSharedPerBlock);
+  const std::uint64_t by_threads = std::uint64_t(limits.max_threads_per_sm) / std::uint64_t(block);
+  return int(std::uint64_t(limits.sm_count) * std::max<std::uint64_t>(1, std::min(by_shared, by_threads)));
+}
+
+LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+  if (requested.block == 0) requested.block = std::min(kLaneSharedBlock, limits.max_threads_per_block);
+  if (requested.block % int(kWarpSize) != 0 || requested.block > kLaneSharedMaxBlock)
+    throw UsageError("lane_shared: block size " + std::to_string(requested.block) +
+                     " is not a multiple of 32 up to " + std::to_string(kLaneSharedMaxBlock) +
+                     " (whole warps for its warp sums; registers allow no more)");
+  if (requested.grid == 0) requested.grid = one_wave(requested.block, kLaneColumnsBytes, limits);
+  LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
+  p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
+  p.shared_bytes = kLaneColumnsBytes;  // dynamic
+  check_shared(p, limits, "lane_shared");
+  // The block's 32-bit columns hold what its warps count in one launch: a
+  // whole number of tiles a warp, plus the < 32 head and tail bytes.
+  const std::uint64_t warps = std::uint64_t(p.grid) * std::uint64_t(p.block / int(kWarpSize));
+  const std::uint64_t tiles_per_warp = (n / kLaneSharedTileBytes + 1 + warps - 1) / warps;
+  if (tiles_per_warp * kLaneSharedTileBytes * std::uint64_t(p.block / int(kWarpSize)) + 32 > UINT32_MAX)
+    throw UsageError("lane_shared: with grid " + std::to_string(p.grid) +
+                     ", one block would count more bytes than its 32-bit counters hold; use a larger grid");
+  return p;
+}
+
+std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
+  return {{"hs_lane_shared<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block),
+           std::size_t(p.shared_bytes), 0}};
+}
+
 // ---- cub ----------------------------------------------------------------
 
 // CUB picks its own grid, block and shared memory: recorded as 0. Its
@@ -206,6 +255,7 @@ const std::vector<std::string>& kernel_names() {
       v.push_back("hs_per_block<" + counter_type(bits) + ">");
       v.push_back("hs_per_warp<" + counter_type(bits) + ">");
       for (int passes : {1, 2, 4, 8}) v.push_back(partitioned_kernel(bits, kBins / passes));
+      v.push_back("hs_lane_shared<" + counter_type(bits) + ">");
     }
     return v;
   }();
@@ -218,6 +268,7 @@ const Variant kGlobal{resolve_global, plan_global};
 const Variant kPerBlock{resolve_per_block, plan_per_block};
 const Variant kPerWarp{resolve_per_warp, plan_per_warp};
 const Variant kPartitioned{resolve_partitioned, plan_partitioned};
+const Variant kLaneShared{resolve_lane_shared, plan_lane_shared};
 const Variant kCub{resolve_cub, plan_library, true};
 
 }  // namespace hs::gpu

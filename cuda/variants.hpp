@@ -19,6 +19,7 @@ struct DeviceLimits {
   int cc_major = 0, cc_minor = 0;
   int sm_count = 0;
   int max_threads_per_block = 1024;
+  int max_threads_per_sm = 2048;
   std::size_t shared_per_block = 48 << 10;        // default per-block limit
   std::size_t shared_per_block_optin = 48 << 10;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
   std::size_t shared_per_sm = 64 << 10;
@@ -51,6 +52,7 @@ struct Variant {
 const std::vector<std::string>& kernel_names();
 
 extern const Variant kSumBytes, kReadFloor, kGlobal, kPerBlock, kPerWarp, kPartitioned, kCub;
+extern const Variant kLaneShared;
 
 // The executor for the kernels nvcc compiled into this binary, on `device`.
 // Throws Unavailable (with the reason) when there is no usable GPU.

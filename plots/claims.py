@@ -14,6 +14,7 @@ from plots import environment
 from plots import table as fmt
 from plots.published import GENERATION_CC
 from plots.results import cuda_version, find_row, find_rows, median_ms
+from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
 
 HOLDS, FAILS, UNMEASURABLE = "holds", "does not hold", "not measurable here"
@@ -82,7 +83,6 @@ class RunEvidence:
 
     def sweep(self, impl):
         """{K: Mpix/s} of `impl` on distinct_K inputs."""
-        from plots.sweep import distinct_values, mpix_per_s
         return {distinct_values(r["input"]): mpix_per_s(r) for r in self.rows(impl, "sweep")
                 if distinct_values(r["input"]) is not None}
 
@@ -234,7 +234,8 @@ def c2_privatized_speedup(ev, published):
     if any(s is None for s in speedups.values()):
         return _missing("global and per_block times on all three lesson inputs")
     low, high = published_speedup_range(published, ev.cuda)
-    figures = ", ".join(f"{i} {fmt.ratio(s)}" for i, s in speedups.items()) + f" (published range {low:g}x..{high:g}x)"
+    figures = ", ".join(f"{i} {fmt.ratio(s)}" for i, s in speedups.items())
+    figures += f" (published range {low:g}x..{high:g}x)"
     return decided(all(low <= s <= high for s in speedups.values()), figures)
 
 

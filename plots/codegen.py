@@ -140,3 +140,21 @@ def toolchain_pairs(toolchains):
     cuda = sorted((t for t in toolchains if cuda_version(t)), key=lambda t: (cuda_version(t), t))
     pairs = [(a, b) for i, a in enumerate(cuda) for b in cuda[i + 1:] if cuda_version(a) < cuda_version(b)]
     return sorted(pairs, key=lambda p: (p[0].split()[0] != p[1].split()[0], p))
+
+
+def from_run(run):
+    """Kernel attributes the executors recorded in the run itself (an executor's
+    describe.kernels = {kernel name: {registers: .., ...}}, arch from describe.target):
+    the codegen difference when no audit file is recorded."""
+    audit = Audit(files=[f"{run.path} (executors' kernel attributes)"])
+    for executor in run.environment["executors"]:
+        kernels = executor["describe"].get("kernels")
+        if not isinstance(kernels, dict):
+            continue
+        arch = normalize_arch(executor["describe"].get("target", ""))
+        for name, attributes in kernels.items():
+            if isinstance(attributes, dict):
+                audit.records.append(Record(name, executor["toolchain"], arch, _numeric_leaves(attributes), {}))
+    if not audit.records:
+        audit.files = []
+    return audit

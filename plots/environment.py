@@ -10,6 +10,7 @@ import re
 from plots.results import cuda_version
 
 NOT_RECORDED = "not recorded"
+ABSENT = "(absent)"
 
 # Typed difference: the first category whose pattern matches a flattened key.
 # Order matters: driver and clock keys live under the GPU's own record.
@@ -126,17 +127,33 @@ def gpu_line(run, toolchain):
     return f"{gpu.get('name', 'unnamed GPU')} (cc {gpu['compute_capability']}" + (f", {sms} SMs)" if sms else ")")
 
 
+TOOLCHAIN_KEYS = ("compiler", "version", "flags", "archs", "host_compiler", "cub", "openmp")
+
+
+def toolchain_line(describe):
+    """'compiler nvcc; version 13.0.88; flags -O3 ...' from whichever of TOOLCHAIN_KEYS the executor recorded."""
+    parts = [f"{k} {show(describe[k])}" for k in TOOLCHAIN_KEYS if k in describe and describe[k] not in (None, "")]
+    return "; ".join(parts) or NOT_RECORDED
+
+
+def commit_line(provenance):
+    """'4267b7a1c0de (uncommitted changes)', or 'not recorded' ('HEAD': git found no commit)."""
+    commit = provenance["git_commit"]
+    if not commit or commit == "HEAD":
+        return NOT_RECORDED + (" (git could not resolve HEAD)" if commit == "HEAD" else "")
+    return commit[:12] + (" (uncommitted changes)" if provenance["git_dirty"] else "")
+
+
 def summary(run, toolchain=None):
     """(label, value) pairs: the environment behind a run's numbers."""
     host = run.environment["host"]
     prov = run.doc["provenance"]
-    commit = prov["git_commit"][:12] + (" (uncommitted changes)" if prov["git_dirty"] else "") \
-        if prov["git_commit"] else NOT_RECORDED
+    commit = commit_line(prov)
     pairs = [("run file", run.path), ("started (UTC)", run.doc["started"]), ("commit", commit),
              ("host", f"{host['cpu_model']}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}")]
     for tc in ([toolchain] if toolchain else run.toolchains()):
         describe = executor_describe(run, tc)
-        pairs.append((f"toolchain {tc}", _or_not_recorded(find_value(describe, "flags", "compiler"))))
+        pairs.append((f"toolchain {tc}", toolchain_line(describe)))
         if tc != "cpu":
             pairs.append((f"GPU ({tc})", gpu_line(run, tc)))
             pairs.append((f"driver ({tc})", _or_not_recorded(
@@ -159,9 +176,9 @@ def category(key):
 
 
 def differences(doc_a, doc_b):
-    """[(category, key, value in A or None, value in B or None)] for every key that differs."""
+    """[(category, key, value in A, value in B)] for every key that differs; ABSENT where a side lacks it."""
     a, b = flatten(comparable(doc_a)), flatten(comparable(doc_b))
-    changed = [k for k in sorted(set(a) | set(b)) if a.get(k, ...) != b.get(k, ...)]
+    changed = [k for k in sorted(set(a) | set(b)) if a.get(k, ABSENT) != b.get(k, ABSENT)]
     order = [name for name, _ in DIFF_CATEGORIES] + ["other"]
-    rows = [(category(k), k, a.get(k), b.get(k)) for k in changed if k != "provenance.argv"]
+    rows = [(category(k), k, a.get(k, ABSENT), b.get(k, ABSENT)) for k in changed]
     return sorted(rows, key=lambda r: (order.index(r[0]), r[1]))

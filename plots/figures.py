@@ -8,7 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from plots import lesson, sweep, versions  # noqa: E402
 from plots.results import find_rows  # noqa: E402
@@ -40,8 +40,17 @@ def note(ax, text):
 
 
 def _colors(n):
+    """tab10 without its gray, which marks published figures."""
     cmap = plt.get_cmap("tab10")
-    return [cmap(i % 10) for i in range(n)]
+    palette = [cmap(i) for i in range(10) if i != 7]
+    return [palette[i % len(palette)] for i in range(n)]
+
+
+def log_ticks(axis):
+    """Log-axis ticks at 1, 2, 5 x 10^k, labelled as plain numbers."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
 
 
 # ---- lesson: baseline and privatized times, log scale ----
@@ -74,14 +83,15 @@ def lesson_figure(run, published, out_dir):
                 ax.bar([x for x, _ in present], [h for _, h in present], width, label=label, **style)
         ax.set_xticks(range(len(inputs)), inputs)
         ax.set_yscale("log")
-        ax.grid(axis="y", which="both", alpha=0.3)
+        log_ticks(ax.yaxis)
+        ax.grid(axis="y", which="major", alpha=0.3)
     axes[0].set_ylabel("median time per run, ms (log)")
     axes[1].set_ylabel("ms (log)")
     handles, labels = axes[1].get_legend_handles_labels() if views else ([], [])
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, -0.08))
     fig.suptitle(f"The lesson's table as bars ({run.name if run else 'no run'}); prose: our own text, not the lesson's",
-                 fontsize=9)
+                 fontsize=9, y=1.02)
     return save(fig, out_dir, "lesson")
 
 
@@ -100,19 +110,20 @@ def sweep_figure(run, published, out_dir):
     shown = primary_gpu_toolchain(run) if run else None
     series = {label: v for label, v in (sweep.our_series(run) if run else {}).items()
               if label.endswith(f"({shown})") or label.endswith("(cpu)")}
-    for (label, values), color in zip(series.items(), _colors(len(series))):
+    for (label, values), color, marker in zip(series.items(), _colors(len(series)), "o^vsPX*hd<>" * 3):
         ks = sorted(values)
         style = ":" if label.startswith(("read_floor", "openmp_read_floor", "sum_bytes")) else "-"
-        ax.plot(ks, [values[k] for k in ks], style, marker=".", color=color, label=label)
+        ax.plot(ks, [values[k] for k in ks], style, marker=marker, markersize=4, color=color, label=label)
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(published.distinct_values))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.invert_xaxis()  # Table 16-4 reads from 256 distinct values down to 1
     ax.set_yscale("log")
+    log_ticks(ax.yaxis)
     ax.set_xlabel("distinct byte values in the input")
     ax.set_ylabel("Mpix/s (million bytes per second, log)")
-    ax.grid(which="both", alpha=0.3)
+    ax.grid(which="major", alpha=0.3)
     gpu_note = f"GPU toolchain shown: {shown}" if shown else "not measurable here: no GPU sweep rows"
     ax.set_title(f"Contention sweep ({run.name if run else 'no run'}; {gpu_note}); dotted: readers, not histograms")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
@@ -122,7 +133,7 @@ def sweep_figure(run, published, out_dir):
 # ---- versions: ratio with interval per kernel ----
 
 def versions_figure(run, published, out_dir, input="uniform"):
-    fig, ax = plt.subplots(figsize=(8, 4.4))
+    fig, ax = plt.subplots(figsize=(7, 4.4))
     labels, y = [], 0
     pairs = versions.pairs_in(run) if run else []
     for (base_tc, new_tc), color in zip(pairs, _colors(len(pairs))):
@@ -141,17 +152,18 @@ def versions_figure(run, published, out_dir, input="uniform"):
         labels.append(f"{kernel} (T4, published)")
         y += 1
     if not pairs:
-        ax.text(0.02, 0.98, "not measurable here: no run holds two CUDA versions", transform=ax.transAxes,
-                va="top", color="0.3")
+        ax.text(0.5, 0.5, "ours: not measurable here (no run holds two CUDA versions)", transform=ax.transAxes,
+                ha="center", va="center", color="0.3", bbox={"facecolor": "white", "edgecolor": "0.8"})
     ax.axvline(1.0, color="0.2", linewidth=0.8)
     ax.axvspan(1 / versions.stats.DEFAULT_BAND, versions.stats.DEFAULT_BAND, color="0.9", zorder=0,
                label=f"'same' band (within {versions.stats.DEFAULT_BAND:.2f}x)")
     ax.set_yticks(range(len(labels)), labels)
-    ax.invert_yaxis()
+    ax.set_ylim(len(labels) - 0.5, -0.5)
+    fig.set_size_inches(7, 2.0 + 0.25 * len(labels))
     ax.set_xlabel("newer CUDA's median time over older's (above 1: newer is slower); bars: 95% bootstrap CI")
-    ax.set_title(f"CUDA versions compared on {input} ({run.name if pairs else 'published figures only'})")
+    ax.set_title(f"CUDA versions compared on {input} ({run.name if pairs else 'published figures only'})", pad=24)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, out_dir, "versions")
 
 

@@ -155,3 +155,32 @@ def lesson_tables(run, published):
         if part:
             tables.append(part)
     return tables
+
+
+def main(argv=None):
+    """python3 -m plots.lesson RUN.json [--latex]: the lesson's tables for any run file."""
+    import argparse
+    import pathlib
+    import sys
+
+    from plots.published import load_published
+    from plots.results import ResultError, load_run
+    parser = argparse.ArgumentParser(prog="python3 -m plots.lesson", description=main.__doc__)
+    parser.add_argument("run")
+    parser.add_argument("--latex", action="store_true", help="LaTeX (booktabs) instead of Markdown")
+    args = parser.parse_args(argv)
+    try:
+        run = load_run(args.run)
+        published = load_published(pathlib.Path(__file__).resolve().parent.parent / "data" / "published")
+    except ResultError as e:
+        print(f"lesson: {e}", file=sys.stderr)
+        return 2
+    if not table_keys(run):
+        print(f"lesson: {args.run}: no lesson rows", file=sys.stderr)
+        return 2
+    print("\n".join(t.latex() if args.latex else t.markdown() for t in lesson_tables(run, published)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

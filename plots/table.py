@@ -25,6 +25,16 @@ class Table:
             out += [""] + [f"- {n}" for n in self.notes]
         return "\n".join(out) + "\n"
 
+    def text(self):
+        """Aligned plain text, for terminals."""
+        cells = [list(map(str, self.columns))] + [list(map(str, r)) for r in self.rows]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.columns))]
+        def line(row):
+            return "  ".join(c.rjust(w) if a == "r" else c.ljust(w)
+                             for c, w, a in zip(row, widths, self.alignment())).rstrip()
+        out = [self.title, line(cells[0]), line(["-" * w for w in widths])] + [line(r) for r in cells[1:]]
+        return "\n".join(out + self.notes) + "\n"
+
     def latex(self):
         def line(cells):
             return " & ".join(latex_escape(c) for c in cells) + r" \\"

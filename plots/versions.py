@@ -41,6 +41,7 @@ def _kernel_label(row):
 
 
 def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
+    audit = audit or codegen.from_run(run)  # no audit file: what the executors recorded, if anything
     arch = environment.compute_capability(run, new_tc)
     arch = f"{arch[0]}{arch[1]}" if arch else ""
     rows = []
@@ -70,13 +71,14 @@ def published_table(published):
         for (input, metric), new in sorted(b.figures.items()):
             old = a.get(metric, input)
             if metric.endswith("_ms") and old is not None:
-                rows.append([metric.removesuffix("_ms"), "(the lesson's)" if input == "-" else input,
+                rows.append([metric.removesuffix("_ms"), "the lesson's input" if input == "-" else input,
                              f"CUDA {a.cuda}", fmt.ms(old), f"CUDA {b.cuda}", fmt.ms(new), fmt.ratio(new / old, 3)])
     gpus = ", ".join(sorted({s.gpu for s in sources}))
+    runs = sources[0].get("timed_runs")
     return Table(f"Published ({gpus}): the same kernels under two CUDA versions",
                  ["kernel", "input", "old", "old ms", "new", "new ms", "ratio"], rows,
-                 ["From data/published/lesson_t4.csv; the lesson publishes means of 10 runs, no spread, so no "
-                  "interval or verdict can be given."], align="llrrrrr")
+                 [f"From data/published/lesson_t4.csv; the lesson publishes means of {fmt.count(runs)} runs and no "
+                  "spread, so no interval or verdict can be given."], align="llrrrrr")
 
 
 def codegen_tables(audit):
@@ -101,7 +103,8 @@ def version_tables(run, published, audit):
     tables = []
     if run is None:
         tables.append(Table("CUDA versions compared in one run", ["kernel", "input", "verdict"], [],
-                            ["not measurable here: no run in data/runs holds rows of two CUDA versions."]))
+                            ["not measurable here: no run in data/runs holds rows of two CUDA versions.",
+                             f"codegen: {audit.describe()}."]))
     else:
         tables += [comparison_table(run, a, b, audit) for a, b in pairs_in(run)]
     return tables + [published_table(published)] + codegen_tables(audit)

@@ -5,12 +5,13 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <memory>
+#include <optional>
 #include <thread>
 
 #include "build_config.hpp"
@@ -34,13 +35,15 @@ std::string first_value(const std::string& path, const std::string& key, char se
   return "";
 }
 
-// Output of a command, trimmed; "" when it fails (no git, not a checkout).
-std::string command_output(const std::string& command) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen((command + " 2>/dev/null").c_str(), "r"), pclose);
-  if (!pipe) return "";
+// Output of a command, trimmed; nullopt when it cannot run or exits
+// non-zero (no git, not a checkout: `git rev-parse HEAD` then prints "HEAD").
+std::optional<std::string> command_output(const std::string& command) {
+  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
+  if (!pipe) return std::nullopt;
   std::string out;
   std::array<char, 256> buf{};
-  while (std::fgets(buf.data(), int(buf.size()), pipe.get())) out += buf.data();
+  while (std::fgets(buf.data(), int(buf.size()), pipe)) out += buf.data();
+  if (pclose(pipe) != 0) return std::nullopt;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
 }
@@ -78,16 +81,25 @@ nlohmann::json build_environment() {
           {"host_compiler", HISTOSTUDY_CXX},
           {"build_type", HISTOSTUDY_BUILD_TYPE},
           {"cuda_built", bool(HISTOSTUDY_HAVE_CUDA)},
+          {"cuda_compiler", HISTOSTUDY_CUDA_COMPILER},
           {"cuda_flags", HISTOSTUDY_CUDA_FLAGS},
           {"gpu_archs", HISTOSTUDY_GPU_ARCHS}};
 }
 
 nlohmann::json provenance(const std::vector<std::string>& argv) {
   const std::string git = "git -C '" + std::string(HISTOSTUDY_SOURCE_DIR) + "' ";
-  const std::string commit = command_output(git + "rev-parse HEAD");
-  nlohmann::json dirty = nullptr;
-  if (!commit.empty()) dirty = !command_output(git + "status --porcelain --untracked-files=no").empty();
-  return {{"git_commit", commit.empty() ? nlohmann::json(nullptr) : nlohmann::json(commit)},
+  auto commit = command_output(git + "rev-parse HEAD");
+  const auto status = commit ? command_output(git + "status --porcelain --untracked-files=no") : std::nullopt;
+  nlohmann::json dirty = status ? nlohmann::json(!status->empty()) : nlohmann::json(nullptr);
+  // A copy of the tree without .git (the GPU machine's) carries its commit
+  // here instead: tools/h200_run.sh pack records it.
+  const char* carried = std::getenv("HISTOSTUDY_GIT_COMMIT");
+  if (!commit && carried && *carried) {
+    commit = carried;
+    const char* carried_dirty = std::getenv("HISTOSTUDY_GIT_DIRTY");
+    dirty = carried_dirty ? nlohmann::json(std::string(carried_dirty) == "1") : nlohmann::json(nullptr);
+  }
+  return {{"git_commit", commit ? nlohmann::json(*commit) : nlohmann::json(nullptr)},
           {"git_dirty", dirty},
           {"argv", argv},
           {"cwd", std::filesystem::current_path().string()}};

@@ -4,10 +4,12 @@
 //   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
 //   histostudy generate INPUT     a study input's exact bytes
-//   histostudy list               implementations, inputs, experiments
+//   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
+//   histostudy cubins             NVRTC-built cubins for the codegen audit (no GPU needed)
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -16,13 +18,15 @@
 #include "study/env.hpp"
 #include "study/error.hpp"
 #include "study/inputs.hpp"
+#include "study/nvml.hpp"
 #include "study/registry.hpp"
 #include "study/report.hpp"
 #include "study/results.hpp"
 #include "study/sizes.hpp"
 #include "study/study.hpp"
 #if HISTOSTUDY_HAVE_CUDA
-#include "cuda/variants.hpp"
+#include "cuda/microbench.hpp"
+#include "cuda/toolchains.hpp"
 #endif
 
 namespace {
@@ -39,19 +43,44 @@ struct Executors {
   }
 };
 
-Executors make_executors() {
+// The CPU executor, and one GPU executor per toolchain spec ("nvcc",
+// "nvrtc", "nvrtc:LIBRARY"), in order: the study interleaves them case by case.
+Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}) {
   Executors ex;
   ex.owned.push_back(hs::make_cpu_executor());
 #if HISTOSTUDY_HAVE_CUDA
-  try {
-    ex.owned.push_back(hs::gpu::make_nvcc_executor());
-  } catch (const hs::Unavailable& e) {
-    ex.gpu_absent = e.what();
+  std::vector<std::string> labels;
+  for (const auto& spec : toolchains) {
+    try {
+      auto executor = hs::gpu::make_gpu_executor(spec);
+      if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
+        throw hs::UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
+      labels.push_back(executor->toolchain());
+      ex.owned.push_back(std::move(executor));
+    } catch (const hs::Unavailable& e) {
+      ex.gpu_absent = e.what();
+    }
   }
 #else
+  (void)toolchains;
   ex.gpu_absent = "this histostudy was built without CUDA";
 #endif
   return ex;
+}
+
+// The GPU's UUID, from the first GPU executor; "" without one.
+std::string gpu_uuid(const Executors& ex) {
+  for (const auto& e : ex.owned) {
+    const auto d = e->describe();
+    if (d.contains("device") && d["device"].contains("uuid")) return d["device"]["uuid"].get<std::string>();
+  }
+  return "";
+}
+
+// NVML's snapshot of the run's GPU (clocks, power, temperature...); null without one.
+nlohmann::json gpu_state(const Executors& ex) {
+  const std::string uuid = gpu_uuid(ex);
+  return uuid.empty() ? nlohmann::json(nullptr) : hs::nvml::gpu_state(uuid);
 }
 
 nlohmann::json environment_record(const Executors& ex) {
@@ -59,6 +88,7 @@ nlohmann::json environment_record(const Executors& ex) {
   for (const auto& e : ex.owned) executors.push_back({{"toolchain", e->toolchain()}, {"describe", e->describe()}});
   return {{"host", hs::host_environment()},
           {"build", hs::build_environment()},
+          {"driver", hs::nvml::driver()},
           {"executors", executors},
           {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
 }
@@ -68,7 +98,7 @@ std::string result_stem(const Executors& ex, const std::vector<hs::Row>& rows) {
   std::string device = "cpu", toolchains;
   for (const auto& e : ex.owned) {
     const auto d = e->describe();
-    if (d.contains("gpu") && d["gpu"].contains("name")) device = d["gpu"]["name"].get<std::string>();
+    if (d.contains("device") && d["device"].contains("name")) device = d["device"]["name"].get<std::string>();
     bool used = std::any_of(rows.begin(), rows.end(), [&](const hs::Row& r) { return r.toolchain == e->toolchain(); });
     if (used) toolchains += (toolchains.empty() ? "" : "+") + e->toolchain();
   }
@@ -90,8 +120,33 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
+// The perf experiment records the GPU's shared-memory update rates, the
+// ceiling of one-update-per-byte designs (issue 6), beside its rows.
+nlohmann::json shared_rates_if_asked(const hs::StudyRequest& request, const Executors& ex) {
+#if HISTOSTUDY_HAVE_CUDA
+  const auto& e = request.experiments;
+  if (std::find(e.begin(), e.end(), "perf") == e.end() || !ex.gpu_absent.empty()) return nullptr;
+  std::cerr << "histostudy: measuring shared-memory update rates" << std::endl;
+  const hs::gpu::SharedRates r = hs::gpu::measure_shared_rates(0);
+  nlohmann::json rates = nlohmann::json::array();
+  for (const auto& rate : r.rates)
+    rates.push_back({{"pattern", rate.pattern},
+                     {"updates_per_clock_sm", rate.updates_per_clock_sm},
+                     {"ceiling_gbps", rate.ceiling_gbps}});
+  return {{"shared_rates", rates},
+          {"sm_count", r.sm_count},
+          {"sm_clock_mhz", r.sm_clock_mhz},
+          {"threads_per_block", r.threads_per_block},
+          {"blocks_per_sm", r.blocks_per_sm}};
+#else
+  (void)request;
+  (void)ex;
+  return nullptr;
+#endif
+}
+
 struct RunOptions {
-  std::vector<std::string> experiments, impls, inputs, sizes;
+  std::vector<std::string> experiments, impls, inputs, sizes, toolchains;
   int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20;
   std::string out_dir = "data/runs";
   bool no_save = false;
@@ -111,16 +166,21 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.reps = opt.reps;
 
   const std::string started = hs::utc_now();
-  Executors ex = make_executors();
+  const auto toolchains = split_commas(opt.toolchains);
+  Executors ex = make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
   std::cerr << "histostudy: " << cases.size() << " cases\n";
+  const nlohmann::json state_before = gpu_state(ex);
   const auto rows = hs::run_cases(cases, ex.all(), request, [](const std::string& line) {
     std::cerr << line << std::endl;
   });
+  const nlohmann::json hardware = shared_rates_if_asked(request, ex);
+  const nlohmann::json state_after = gpu_state(ex);
 
   hs::print_lesson_tables(rows, std::cout);
   hs::print_all_rows(rows, std::cout);
+  if (!hardware.is_null()) std::cout << "\nShared-memory update rates (this GPU):\n" << hardware.dump(1) << "\n";
   if (!opt.no_save) {
     nlohmann::json doc = {{"format", hs::kResultFormat},
                           {"schema_version", hs::kResultSchemaVersion},
@@ -130,6 +190,9 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
                           {"environment", environment_record(ex)},
                           {"timing", {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}}},
                           {"rows", nlohmann::json::array()}};
+    doc["environment"]["gpu_state_before"] = state_before;
+    doc["environment"]["gpu_state_after"] = state_after;
+    if (!hardware.is_null()) doc["hardware"] = hardware;
     for (const auto& r : rows) doc["rows"].push_back(r.to_json());
     auto path = hs::write_result(doc, opt.out_dir, result_stem(ex, rows));
     std::cout << "\nresult file: " << path.string() << "\n";
@@ -165,9 +228,40 @@ void list_command() {
   for (const auto& name : hs::input_names()) std::cout << "  " << name << "\n";
   std::cout << "experiments (--experiment NAME):\n";
   for (const auto& [name, what] : hs::experiment_descriptions()) std::printf("  %-8s %s\n", name.c_str(), what.c_str());
-  std::cout << "toolchains:\n";
-  for (const auto& e : ex.owned) std::cout << "  " << e->toolchain() << "\n";
-  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU toolchain: " << ex.gpu_absent << ")\n";
+  std::cout << "toolchains (--toolchain SPEC):\n  cpu                always\n";
+#if HISTOSTUDY_HAVE_CUDA
+  for (const auto& t : hs::gpu::find_toolchains())
+    std::printf("  %-18s %s%s\n", t.label.c_str(), t.spec.c_str(),
+                t.spec.ends_with(t.where) ? "" : (" (" + t.where + ")").c_str());
+#endif
+  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << ex.gpu_absent << ")\n";
+}
+
+std::vector<int> parse_archs(const std::vector<std::string>& items) {
+  std::vector<int> archs;
+  for (const auto& item : split_commas(items)) {
+    const auto digits = item.starts_with("sm_") ? item.substr(3) : item;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 4)
+      throw hs::UsageError("--arch " + item + ": name a compute capability such as 75 or sm_90");
+    archs.push_back(std::stoi(digits));
+  }
+  return archs;
+}
+
+int cubins_command(const std::vector<std::string>& toolchains, const std::vector<std::string>& archs,
+                   const std::string& out_dir) {
+#if HISTOSTUDY_HAVE_CUDA
+  std::vector<std::string> specs = split_commas(toolchains);
+  if (specs.empty())
+    for (const auto& t : hs::gpu::find_toolchains())
+      if (t.spec != "nvcc") specs.push_back(t.spec);
+  const auto manifest = hs::gpu::write_cubins(specs, parse_archs(archs), out_dir);
+  std::cout << manifest["builds"].size() << " cubins in " << out_dir << " (manifest.json)\n";
+  return 0;
+#else
+  (void)toolchains, (void)archs, (void)out_dir;
+  throw hs::Unavailable("this histostudy was built without CUDA: no NVRTC toolchains");
+#endif
 }
 
 }  // namespace
@@ -195,6 +289,8 @@ int main(int argc, char** argv) {
   run->add_option("--reps", run_opt.reps, "GPU runs timed one by one")->check(CLI::Range(1, 100000));
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+  run->add_option("--toolchain", run_opt.toolchains,
+                  "GPU toolchains, interleaved: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N (default nvcc; see list)");
 
   std::string count_impl = "openmp_private", count_path = "-";
   int count_threads = 0;
@@ -212,6 +308,14 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
 
+  std::vector<std::string> cubin_toolchains, cubin_archs = {"75,90"};
+  std::string cubin_dir;
+  auto* cubins = app.add_subcommand("cubins", "Compile the kernels with NVRTC toolchains into cubins, as their "
+                                              "executors would, for the codegen audit (no GPU needed)");
+  cubins->add_option("--toolchain", cubin_toolchains, "NVRTC toolchains (default: every one `list` shows)");
+  cubins->add_option("--arch", cubin_archs, "compute capabilities (default 75,90)");
+  cubins->add_option("-o,--out-dir", cubin_dir, "where cubins, logs and manifest.json go")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -228,9 +332,13 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*env) {
-      std::cout << environment_record(make_executors()).dump(2) << "\n";
+      const Executors ex = make_executors();
+      nlohmann::json record = environment_record(ex);
+      record["gpu_state"] = gpu_state(ex);
+      std::cout << record.dump(2) << "\n";
       return 0;
     }
+    if (*cubins) return cubins_command(cubin_toolchains, cubin_archs, cubin_dir);
     return run_study(run_opt, args);
   } catch (const hs::UsageError& e) {
     std::cerr << "histostudy: error: " << e.what() << "\n";

@@ -1,6 +1,7 @@
 #include "study/registry.hpp"
 
 #include "build_config.hpp"
+#include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
 #if HISTOSTUDY_HAVE_CUDA
@@ -30,6 +31,9 @@ void run_reference(std::span<const std::uint8_t> data, Bins& bins, const LaunchP
 void run_openmp_private(std::span<const std::uint8_t> data, Bins& bins, const LaunchPolicy& p) {
   cpu::openmp_private(data, bins, p.threads);
 }
+void run_openmp_fast(std::span<const std::uint8_t> data, Bins& bins, const LaunchPolicy& p) {
+  cpu::openmp_fast(data, bins, p.threads);
+}
 std::uint64_t run_openmp_read_floor(std::span<const std::uint8_t> data, const LaunchPolicy& p) {
   return cpu::openmp_read_floor(data, p.threads);
 }
@@ -42,6 +46,9 @@ const std::vector<Implementation> kImplementations = {
     {"openmp_private", Backend::cpu, "cpu_openmp/openmp_histogram.cpp",
      "per-thread private 256 counters, merged once at the end", true, false, reads_input_once,
      no_global_atomics, run_openmp_private},
+    {"openmp_fast", Backend::cpu, "cpu_openmp/openmp_fast.cpp",
+     "8 interleaved 16-bit sub-histograms per thread, 8-byte reads, dynamic chunks", true, false,
+     reads_input_once, no_global_atomics, run_openmp_fast},
     {"openmp_read_floor", Backend::cpu, "cpu_openmp/openmp_histogram.cpp",
      "parallel 8-byte reads summed, no counting: the CPU read floor", false, true, reads_input_once,
      no_global_atomics, nullptr, run_openmp_read_floor},
@@ -62,6 +69,9 @@ const std::vector<Implementation> kImplementations = {
     {"partitioned", Backend::cuda, "cuda/lesson_kernels.cuh",
      "P passes over the input, each privatizing 256/P bins (the lesson's exercise)", true, false,
      reads_input_per_pass, one_merge_per_block, nullptr, nullptr, HS_GPU(kPartitioned)},
+    {"lane_shared", Backend::cuda, "cuda/fast_kernels.cuh",
+     "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics at full occupancy",
+     true, false, reads_input_once, one_merge_per_block, nullptr, nullptr, HS_GPU(kLaneShared)},
     {"cub", Backend::cuda, "cuda/cub_histogram.cu", "cub::DeviceHistogram::HistogramEven: the library peer",
      true, false, reads_input_once, hidden_by_library, nullptr, nullptr, HS_GPU(kCub)},
 };

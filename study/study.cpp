@@ -19,6 +19,10 @@ const std::vector<std::string> kLessonInputs = {"uniform", "lesson_english", "pr
 // STUDY-SPEC.md 1: the exercise's partition counts (4 in the lesson) and the ones around it.
 const std::vector<int> kPartitionPasses = {1, 2, 4, 8};
 const std::vector<int> kDefaultPasses = {4};
+// Issue 6: the fast kernel against its peers, at 1 GiB (several times the
+// 60 MB L2, so the floor is HBM's) on every input of the lesson and the sweep.
+const std::vector<std::string> kPerfImpls = {"lane_shared", "per_warp", "cub"};
+constexpr std::uint64_t kPerfSize = 1ull << 30;
 // Claim C8: the block-size sweep of the global and per-block kernels.
 const std::vector<int> kBlockSweep = {64, 128, 256, 512, 1024};
 
@@ -81,7 +85,9 @@ std::vector<std::pair<std::string, std::string>> experiment_descriptions() {
   return {{"lesson", "every implementation on the lesson's inputs (uniform, lesson_english, prose, one_byte) at "
                      "67,109,475 bytes; partitioned with P = 1, 2, 4, 8"},
           {"sweep", "the Table 16-4 contention sweep: every implementation on distinct_256, 128, ..., 1"},
-          {"blocks", "claim C8: global and per_block with 64 to 1024 threads per block on the lesson's inputs"}};
+          {"blocks", "claim C8: global and per_block with 64 to 1024 threads per block on the lesson's inputs"},
+          {"perf", "the fastest kernels (lane_shared, per_warp, cub) at 1 GiB on every input, "
+                   "with the GPU's measured shared-memory update rates"}};
 }
 
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors) {
@@ -115,6 +121,15 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
                 passes_or(experiment == "lesson" ? kPartitionPasses : kDefaultPasses));
     } else if (experiment == "sweep") {
       add_cases(cases, experiment, inputs_or(sweep_inputs()), sizes, impls, request.policy, passes_or(kDefaultPasses));
+    } else if (experiment == "perf") {
+      std::vector<const Implementation*> subjects;
+      for (const auto* impl : impls)
+        if (request.impls.size() || std::count(kPerfImpls.begin(), kPerfImpls.end(), impl->name)) subjects.push_back(impl);
+      if (subjects.empty()) throw Unavailable("experiment 'perf' needs the GPU kernels");
+      std::vector<std::string> inputs = kLessonInputs;
+      for (const auto& k : sweep_inputs()) inputs.push_back(k);
+      add_cases(cases, experiment, inputs_or(inputs), request.sizes.empty() ? std::vector<std::uint64_t>{kPerfSize} : sizes,
+                subjects, request.policy, passes_or(kDefaultPasses));
     } else if (experiment == "blocks") {
       std::vector<const Implementation*> subjects;
       for (const auto* impl : impls)
@@ -127,7 +142,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
                   kDefaultPasses);
       }
     } else {
-      throw UsageError("unknown experiment '" + experiment + "' (known: lesson, sweep, blocks)");
+      throw UsageError("unknown experiment '" + experiment + "' (known: lesson, sweep, blocks, perf)");
     }
   }
   add_floors(cases, executors);

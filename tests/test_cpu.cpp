@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build_config.hpp"
+#include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
 #include "study/harness.hpp"
@@ -76,6 +77,64 @@ TEST_CASE("openmp_private adds into the bins rather than replacing them") {
   auto once = reference_of(data);
   for (auto& c : once) c *= 2;
   CHECK(hs::first_mismatch(once, twice) == std::nullopt);
+}
+
+TEST_CASE("openmp_fast equals reference on every study input, size and thread count") {
+  // Eight whole flush blocks and a short one (with trailing bytes), shared
+  // among the threads; on one_byte every 16-bit counter reaches exactly its
+  // maximum before each flush.
+  const std::uint64_t crosses_flush = 8 * 8 * hs::cpu::fast_flush_words + 611;
+  const std::vector<std::uint64_t> sizes = {0, 1, 611, 65536 + 611, crosses_flush, hs::kLessonSize};
+  std::vector<std::string> inputs = {"uniform", "lesson_english", "prose", "one_byte"};
+  for (int k = 256; k >= 1; k /= 2) inputs.push_back("distinct_" + std::to_string(k));
+  for (const auto& name : inputs)
+    for (auto size : sizes) {
+      const auto data = hs::make_input(hs::parse_input(name), size);
+      const auto want = reference_of(data);
+      for (int threads = 1; threads <= 4; ++threads) {
+        hs::Bins got{};
+        hs::cpu::openmp_fast(data, got, threads);
+        INFO(name << " size " << size << " threads " << threads);
+        CHECK(hs::first_mismatch(want, got) == std::nullopt);
+      }
+    }
+}
+
+TEST_CASE("openmp_fast is exact where a 16-bit counter would wrap without its flush") {
+  // One byte value: each sub-histogram counter gets one increment per word,
+  // so it reaches 65,535 at the flush and would wrap one word later.
+  for (std::uint64_t words : {hs::cpu::fast_flush_words, hs::cpu::fast_flush_words + 1,
+                              3 * hs::cpu::fast_flush_words + 2}) {
+    const std::vector<std::uint8_t> data(8 * words + 7, 0x65);
+    hs::Bins got{};
+    hs::cpu::openmp_fast(data, got, 1);
+    INFO("words " << words);
+    CHECK(got[0x65] == data.size());
+    CHECK(hs::stats_of(got).total == data.size());
+  }
+}
+
+TEST_CASE("openmp_fast adds into the bins rather than replacing them, at any offset and thread count") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 70000);
+  hs::Bins twice{};
+  hs::cpu::openmp_fast(data, twice, 3);
+  hs::cpu::openmp_fast(data, twice, 0);  // 0: OpenMP's default
+  auto once = reference_of(data);
+  for (auto& c : once) c *= 2;
+  CHECK(hs::first_mismatch(once, twice) == std::nullopt);
+  // Unaligned starts and odd lengths: every slice [off, off + len).
+  for (std::size_t off = 0; off < 9; ++off)
+    for (std::size_t len : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(8), std::size_t(9),
+                            std::size_t(63), std::size_t(4097)}) {
+      const std::span<const std::uint8_t> slice(data.data() + off, len);
+      hs::Bins got{};
+      got[0] = 5;
+      hs::cpu::openmp_fast(slice, got, 2);
+      auto want = reference_of(slice);
+      want[0] += 5;
+      INFO("offset " << off << " length " << len);
+      CHECK(hs::first_mismatch(want, got) == std::nullopt);
+    }
 }
 
 TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {

@@ -136,6 +136,70 @@ TEST_CASE("every GPU kernel equals the reference at 1 GiB") {
   }
 }
 
+// cuda/fast_kernels.cuh: blocks of whole warps up to 512 threads; the default fills the SMs.
+TEST_CASE("lane_shared equals the reference on every input, size, grid and block") {
+  std::vector<std::string> inputs = kInputs;
+  for (const char* k : {"distinct_2", "distinct_32", "distinct_128", "distinct_256"}) inputs.push_back(k);
+  for (const auto& input : inputs)
+    for (std::uint64_t n : std::vector<std::uint64_t>{0, 1, 611, 65536 + 611, hs::kLessonSize}) {
+      const auto data = hs::make_input(hs::parse_input(input), n);
+      const hs::Bins want = reference_of(data);
+      gpu().load(data);
+      for (int block : {0, 32, 96, 256, 512})
+        for (int grid : {0, 1, 7})
+          for (int runs : {1, INT_MAX}) check_kernel({"lane_shared"}, grid, block, runs, n, want, input);
+    }
+  for (const std::string input : {"uniform", "lesson_english", "one_byte"}) {
+    const auto data = hs::make_input(hs::parse_input(input), kGiB + 611);
+    const hs::Bins want = reference_of(data);
+    gpu().load(data);
+    check_kernel({"lane_shared"}, 0, 0, 8, kGiB + 611, want, input);
+  }
+}
+
+TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers") {
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  hs::LaunchPolicy p = defaults();
+  for (int block : {48, 1024}) {  // a partial warp; over the kernel's __launch_bounds__
+    p.block = block;
+    CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1000, 1), hs::UsageError);
+  }
+  p = defaults();
+  p.grid = 1;  // one block would count 2^32 bytes into 32-bit counters
+  CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << 32, 1), hs::UsageError);
+  CHECK_NOTHROW(gpu().resolve(lane_shared, p, 1ull << 30, 1));
+
+  const auto data = hs::make_input(hs::parse_input("prose"), 70000);
+  void* raw = nullptr;
+  unsigned* bins = nullptr;
+  HS_CUDA(cudaMalloc(&raw, data.size()));
+  HS_CUDA(cudaMalloc(reinterpret_cast<void**>(&bins), 256 * sizeof *bins));
+  HS_CUDA(cudaMemcpy(raw, data.data(), data.size(), cudaMemcpyHostToDevice));
+  for (const auto& [name, kernel] : hs::gpu::nvcc::kernel_table()) {
+    if (name != "hs_lane_shared<unsigned int>") continue;
+    const auto policy = gpu().resolve(lane_shared, defaults(), 70000, 1);
+    for (std::size_t offset = 0; offset < 20; offset += 3)
+      for (std::uint64_t n : {0ull, 5ull, 17ull, 4099ull, 69000ull}) {
+        const auto want = reference_of({data.data() + offset, n});
+        const unsigned char* in = static_cast<const unsigned char*>(raw) + offset;
+        unsigned long long count = n;
+        unsigned slice = 0;
+        void* args[] = {&in, &count, &bins, &slice};
+        HS_CUDA(cudaMemset(bins, 0, 256 * sizeof *bins));
+        HS_CUDA(cudaLaunchKernel(kernel, dim3(policy.grid), dim3(policy.block), args, policy.shared_bytes, nullptr));
+        HS_CUDA(cudaGetLastError());
+        std::vector<unsigned> got32(256);
+        HS_CUDA(cudaMemcpy(got32.data(), bins, 256 * sizeof *bins, cudaMemcpyDeviceToHost));
+        hs::Bins got{};
+        for (int v = 0; v < 256; ++v) got[v] = got32[v];
+        INFO(name << " offset " << offset << " n " << n);
+        CHECK(hs::first_mismatch(want, got) == std::nullopt);
+      }
+  }
+  HS_CUDA(cudaFree(bins));
+  HS_CUDA(cudaFree(raw));
+}
+
 TEST_CASE("the floors read misaligned buffers: head, body and tail") {
   const auto data = hs::make_input(hs::parse_input("uniform"), 4096 + 64);
   void* raw = nullptr;
@@ -223,7 +287,8 @@ TEST_CASE("timing runs every variant and leaves run_once exact") {
   const auto data = hs::make_input(hs::parse_input("prose"), 1 << 20);
   const hs::Bins want = reference_of(data);
   gpu().load(data);
-  for (const char* name : {"sum_bytes", "read_floor", "global", "per_block", "per_warp", "partitioned", "cub"}) {
+  for (const char* name :
+       {"sum_bytes", "read_floor", "global", "per_block", "per_warp", "partitioned", "lane_shared", "cub"}) {
     const auto& impl = hs::find_implementation(name);
     const auto policy = gpu().resolve(impl, defaults(), data.size(), 3 + 10 + 1);
     INFO(name);

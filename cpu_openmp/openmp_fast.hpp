@@ -1,0 +1,63 @@
+// The fast CPU histogram (family: openmp_fast). openmp_private stays the
+// lesson-faithful subject; this one is the engineered peer.
+//
+//   openmp_fast   each OpenMP thread counts into 8 interleaved private 16-bit
+//                 sub-histograms (byte j of every 8-byte word goes to
+//                 sub-histogram j, so runs of one byte value update 8
+//                 counters, not one), flushed into 64-bit totals every
+//                 65,535 words, and takes the input in 524,280-byte chunks
+//                 handed out dynamically.
+//                      histostudy count --impl openmp_fast FILE
+//                      histostudy run --impl openmp_fast,openmp_private,reference --experiment lesson,sweep
+//
+// Why it is faster. openmp_private does one increment per byte on one
+// counter per value: on one_byte (and distinct_1, distinct_2) each increment
+// waits for the previous one's store to forward to its load, about 0.9 GB/s
+// whatever the thread count. Eight sub-histograms break that chain; 8-byte
+// reads with shifts replace one load per byte; dynamic chunks keep both
+// cores busy to the end. What is left is about one counter update per byte
+// per cycle on each core, so on uniform bytes it stays near 40-50% of the
+// read floor.
+//
+// How the constants were chosen: candidates were registered for a while as
+// extra implementations and run with
+//   histostudy run --impl <candidates>,openmp_private --experiment lesson --no-save
+// on this machine (2-core Xeon, KVM, g++ 12 -O3 -march=x86-64, 2 threads,
+// 67,109,475 bytes), each run started once the machine had been idle for 3 s;
+// figures are the median over 5 to 8 such runs of each run's median GB/s.
+// Each constant's comment in openmp_fast.cpp cites its figures.
+//
+// Tried and did not pay (figures as above, "openmp_fast" being the chosen
+// design: uniform 4.4-4.55 GB/s, one_byte 4.0-4.6 GB/s):
+//   - 4 sub-histograms: one_byte 3.1 GB/s; 2: one_byte 1.75 GB/s.
+//   - 32-bit sub-counters (padded by 64 bytes against 4 KiB aliasing between
+//     sub-histograms): uniform 3.6 GB/s, one_byte 3.75 GB/s, no better.
+//   - a static split into one range per thread: uniform 3.4, one_byte 3.3
+//     GB/s (one thread finishes late; dynamic chunks 4.4 and 4.0).
+//   - chunks of 4 flush blocks (2 MiB): uniform 4.4, one_byte 4.0, the same
+//     as 1 block, which balances better at small sizes.
+//   - letting GCC extract each byte with its own shift of the word (no asm
+//     barrier): uniform 4.4, one_byte 3.55 GB/s against 4.55 and 4.6.
+//   In a scratch single-thread benchmark (min of 11 runs, noisier): a table
+//   of 65,536 counters indexed by byte pairs (half the increments) was ~1.5x
+//   faster on English text and distinct_4..32 but ~0.6x on uniform and
+//   one_byte (the table spills L1); byte loads instead of word shifts, a lea
+//   per counter address (non-indexed read-modify-write), and 16
+//   sub-histograms over 2 words per iteration were all within noise.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "study/bins.hpp"
+
+namespace hs::cpu {
+
+// Words (8 bytes) counted between flushes of the 16-bit sub-histograms, and
+// the unit of work handed to a thread: 8 x 65,535 = 524,280 bytes.
+inline constexpr std::uint64_t fast_flush_words = 65535;
+
+// Adds the histogram of `data` into `bins` (never clears it). `threads` <= 0
+// means OpenMP's default (OMP_NUM_THREADS, else one per core).
+void openmp_fast(std::span<const std::uint8_t> data, Bins& bins, int threads);
+
+}  // namespace hs::cpu

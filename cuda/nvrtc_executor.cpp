@@ -1,0 +1,135 @@
+// The executor for kernels an NVRTC library compiles at run time: the
+// embedded device-only sources, built for this GPU's arch when the executor
+// is made, loaded as a module into the device's primary context (the one
+// the runtime uses, so the base class's buffers and stream serve it) and
+// launched with cuLaunchKernel by name expression.
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "cuda/check.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/gpu_executor.hpp"
+#include "cuda/kernel_sources.hpp"
+#include "cuda/nvrtc_library.hpp"
+#include "cuda/toolchains.hpp"
+
+namespace hs::gpu {
+namespace {
+
+// A code image loaded into `device`'s primary context, which stays retained
+// while the module lives.
+class LoadedModule {
+ public:
+  LoadedModule(const DriverApi& driver, int device, const std::string& image) : driver_(driver) {
+    CUdevice handle = 0;
+    HS_CUDA(driver_.cuDeviceGet(&handle, device));
+    HS_CUDA(driver_.cuDevicePrimaryCtxRetain(&context_, handle));
+    device_ = handle;
+    // The base class's cudaSetDevice made this context current on this thread.
+    const CUresult loaded = driver_.cuModuleLoadData(&module_, image.data());
+    if (loaded != CUDA_SUCCESS) (void)driver_.cuDevicePrimaryCtxRelease(device_);
+    HS_CUDA(loaded);
+  }
+  // Errors are ignored: a destructor must not throw.
+  ~LoadedModule() {
+    (void)driver_.cuModuleUnload(module_);
+    (void)driver_.cuDevicePrimaryCtxRelease(device_);
+  }
+  LoadedModule(const LoadedModule&) = delete;
+  LoadedModule& operator=(const LoadedModule&) = delete;
+
+  CUfunction function(const std::string& symbol) const {
+    CUfunction f = nullptr;
+    HS_CUDA(driver_.cuModuleGetFunction(&f, module_, symbol.c_str()));
+    return f;
+  }
+
+ private:
+  const DriverApi& driver_;
+  CUdevice device_ = 0;
+  CUcontext context_ = nullptr;
+  CUmodule module_ = nullptr;
+};
+
+class NvrtcExecutor final : public GpuExecutor {
+ public:
+  NvrtcExecutor(std::shared_ptr<const NvrtcLibrary> nvrtc, int device)
+      : GpuExecutor(device),
+        nvrtc_(std::move(nvrtc)),
+        driver_(driver_api()),
+        compiled_(nvrtc_->compile(limits().cc_major * 10 + limits().cc_minor, kernel_names())),
+        module_(driver_, device, compiled_.image) {
+    for (const auto& [name, symbol] : compiled_.lowered_names) {
+      Kernel kernel{module_.function(symbol)};
+      // Asking for attributes loads the function now, so lazy module loading
+      // (CUDA_MODULE_LOADING=LAZY, the default) cannot land in a timed launch.
+      HS_CUDA(driver_.cuFuncGetAttribute(&kernel.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function));
+      HS_CUDA(driver_.cuFuncGetAttribute(&kernel.local_bytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, kernel.function));
+      HS_CUDA(driver_.cuFuncGetAttribute(&kernel.static_shared_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                                         kernel.function));
+      kernels_.emplace(name, kernel);
+    }
+  }
+
+  std::string toolchain() const override { return "nvrtc " + nvrtc_->version(); }
+
+  nlohmann::json describe() const override {
+    nlohmann::json kernels = nlohmann::json::object();
+    for (const auto& [name, k] : kernels_)
+      kernels[name] = {{"registers", k.registers},
+                       {"local_bytes", k.local_bytes},
+                       {"static_shared_bytes", k.static_shared_bytes}};
+    return {{"compiler", "nvrtc"},
+            {"version", nvrtc_->version()},
+            {"library", nvrtc_->path()},
+            {"target", compiled_.target},
+            {"options", compiled_.options},
+            {"kernel_sources_sha256", kKernelSourcesSha256},
+            {"kernels", kernels},
+            {"device", device_json()}};
+  }
+
+  // Library variants (CUB) are host code nvcc built; NVRTC builds kernels only.
+  bool supports(const Implementation& impl) const override {
+    return GpuExecutor::supports(impl) && !impl.gpu->library;
+  }
+
+ protected:
+  void launch(const KernelLaunch& l, void** args) override {
+    const auto found = kernels_.find(l.kernel);
+    if (found == kernels_.end()) throw Error(toolchain() + " executor: no compiled kernel for " + l.kernel);
+    Kernel& kernel = found->second;
+    // Dynamic shared memory beyond the default per-block limit needs an
+    // opt-in per kernel; set it once per kernel and size.
+    if (l.shared_bytes > limits().shared_per_block && kernel.opted_in_bytes < l.shared_bytes) {
+      HS_CUDA(driver_.cuFuncSetAttribute(kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         int(l.shared_bytes)));
+      kernel.opted_in_bytes = l.shared_bytes;
+    }
+    HS_CUDA(driver_.cuLaunchKernel(kernel.function, l.grid, 1, 1, l.block, 1, 1, unsigned(l.shared_bytes), stream(),
+                                   args, nullptr));
+  }
+
+ private:
+  struct Kernel {
+    CUfunction function = nullptr;
+    int registers = 0, local_bytes = 0, static_shared_bytes = 0;
+    std::size_t opted_in_bytes = 0;
+  };
+
+  std::shared_ptr<const NvrtcLibrary> nvrtc_;
+  const DriverApi& driver_;
+  CompiledKernels compiled_;
+  LoadedModule module_;
+  std::map<std::string, Kernel> kernels_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc, int device) {
+  return std::make_unique<NvrtcExecutor>(std::move(nvrtc), device);
+}
+
+}  // namespace hs::gpu

@@ -1,0 +1,146 @@
+"""The regression audit: run B against run A.
+
+    python3 -m plots.compare A.json B.json [--threshold 1.10] [--impl NAME ...]
+
+First what changed between the two environments (toolchains, driver, GPU,
+clocks, flags, host, commit), by category; then every row measured in both
+(same experiment, implementation, toolchain, input, size and launch policy)
+with the ratio of medians B/A, its bootstrap interval, the Mann-Whitney p and
+a verdict against the threshold.
+
+Exit status: 1 when some row is slower beyond the threshold (its whole
+interval lies above it), 0 when none is, 2 for an unusable file or when the
+two runs have no row in common (a gate that compares nothing must not pass).
+
+Toolchains are matched by name; one left over in A is matched with one left
+over in B of the same compiler and CUDA major (nvcc 13.0.88 with nvcc 13.1.x),
+so a toolkit update compares the same kernels.
+"""
+import argparse
+import sys
+
+from plots import stats
+from plots import table as fmt
+from plots.environment import commit_line, differences, gpu_line, show, toolchain_slot
+from plots.results import ResultError, is_timed, load_run, policy_label
+from plots.table import Table
+
+DEFAULT_THRESHOLD = 1.10
+
+
+def pair_toolchains(a_toolchains, b_toolchains):
+    """{toolchain in A: toolchain in B}: same name first, then same slot among the rest."""
+    pairs = {t: t for t in a_toolchains if t in b_toolchains}
+    left_b = [t for t in b_toolchains if t not in pairs.values()]
+    for a in (t for t in a_toolchains if t not in pairs):
+        same_slot = [b for b in left_b if toolchain_slot(b) == toolchain_slot(a)]
+        if len(same_slot) == 1:
+            pairs[a] = same_slot[0]
+            left_b.remove(same_slot[0])
+    return pairs
+
+
+def case_key(row, toolchain):
+    return (row["experiment"], row["impl"], toolchain, row["input"], row["size"],
+            tuple(sorted(row["policy"].items())))
+
+
+def match_rows(run_a, run_b, impls=None):
+    """([(row A, row B)], rows only in A, rows only in B) of timed rows."""
+    def wanted(row):
+        return is_timed(row) and (not impls or row["impl"] in impls)
+    pairs = pair_toolchains(run_a.toolchains(), run_b.toolchains())
+    b_rows = {case_key(r, r["toolchain"]): r for r in run_b.rows if wanted(r)}
+    matched, only_a = [], []
+    for row in filter(wanted, run_a.rows):
+        found = b_rows.pop(case_key(row, pairs.get(row["toolchain"])), None)
+        (matched.append((row, found)) if found else only_a.append(row))
+    return matched, only_a, list(b_rows.values())
+
+
+def environment_report(run_a, run_b):
+    lines = ["Environment changes (A -> B):"]
+    changes = differences(run_a.doc, run_b.doc)
+    if not changes:
+        lines.append("  none: both environments are recorded identically (start and end times aside)")
+    current = None
+    for category, key, a, b in changes:
+        if category != current:
+            lines.append(f"  {category}:")
+            current = category
+        lines.append(f"    {key}: {show(a)} -> {show(b)}")
+    return "\n".join(lines) + "\n"
+
+
+def row_label(row_a, row_b):
+    toolchain = row_a["toolchain"] if row_a["toolchain"] == row_b["toolchain"] else \
+        f"{row_a['toolchain']} -> {row_b['toolchain']}"
+    return [row_a["experiment"], row_a["impl"], policy_label(row_a), toolchain, row_a["input"]]
+
+
+def rows_report(matched, threshold):
+    """The table of matched rows and their comparisons."""
+    found = [(a, b, stats.compare_samples(a["samples_ms"], b["samples_ms"], threshold)) for a, b in matched]
+    rows = [row_label(a, b) + [fmt.ms(c.base_median), fmt.ms(c.new_median), fmt.ratio(c.ratio, 3),
+                               fmt.interval(c.ci_low, c.ci_high), fmt.p_value(c.p_value),
+                               c.verdict.upper() if c.verdict == stats.SLOWER else c.verdict]
+            for a, b, c in found]
+    table = Table("Rows measured in both (B/A of medians; above 1: B is slower)",
+                  ["experiment", "impl", "policy", "toolchain", "input", "A ms", "B ms", "B/A",
+                   f"{stats.CONFIDENCE:.0%} CI", "p", "verdict"], rows, align="lllllrrrrrl")
+    return table, [c for _, _, c in found]
+
+
+def header(label, run):
+    gpus = sorted({gpu_line(run, tc) for tc in run.toolchains() if tc != "cpu"}) or [gpu_line(run, None)]
+    return (f"{label}: {run.path}\n   started {run.doc['started']}, commit {commit_line(run.doc['provenance'])}, "
+            f"toolchains {', '.join(run.toolchains())}; GPU {'; '.join(gpus)}\n")
+
+
+def compare(run_a, run_b, threshold=DEFAULT_THRESHOLD, impls=None, out=sys.stdout):
+    """Prints the audit; returns the exit status."""
+    out.write(header("A", run_a) + header("B", run_b) + "\n" + environment_report(run_a, run_b) + "\n")
+    matched, only_a, only_b = match_rows(run_a, run_b, impls)
+    if not matched:
+        out.write("No timed row is measured in both runs: nothing to compare.\n")
+        return 2
+    table, results = rows_report(matched, threshold)
+    out.write(table.text() + "\n")
+    for label, rows in (("only in A", only_a), ("only in B", only_b)):
+        if rows:
+            out.write(f"{len(rows)} rows {label} (not compared): " + ", ".join(
+                sorted({f"{r['impl']} ({r['toolchain']})" for r in rows})) + "\n")
+    counts = {v: sum(c.verdict == v for c in results) for v in (stats.SLOWER, stats.FASTER, stats.SAME,
+                                                                stats.AMBIGUOUS)}
+    summary = (f"{len(results)} rows compared: {counts['slower']} slower, {counts['faster']} faster, "
+               f"{counts['same']} same, {counts['ambiguous']} ambiguous (band {threshold:.2f}x; verdict rules: "
+               "plots/stats.py)")
+    if counts[stats.SLOWER]:
+        out.write(f"REGRESSION: {counts['slower']} rows are slower beyond {threshold:.2f}x. {summary}\n")
+        return 1
+    out.write(f"No regression beyond {threshold:.2f}x. {summary}\n")
+    return 0
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m plots.compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("a", help="the baseline result file")
+    parser.add_argument("b", help="the result file to audit")
+    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
+                        help=f"slower beyond this ratio fails (default {DEFAULT_THRESHOLD})")
+    parser.add_argument("--impl", action="append", default=[],
+                        help="only these implementations (repeat, or separate by commas)")
+    args = parser.parse_args(argv)
+    if args.threshold <= 1.0:
+        parser.error("--threshold must be above 1 (for example 1.10: 10% slower)")
+    impls = {name for item in args.impl for name in item.split(",") if name}
+    try:
+        run_a, run_b = load_run(args.a), load_run(args.b)
+    except ResultError as e:
+        print(f"compare: {e}", file=sys.stderr)
+        return 2
+    return compare(run_a, run_b, args.threshold, impls)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Reading result files: every malformed file is rejected with a message naming it."""
+import contextlib
+import io
+import json
+import pathlib
+import tempfile
+import unittest
+
+from plots import codegen, make_all
+from plots.results import ResultError, Run, load_run
+from plots.tests import fixtures, synthetic
+
+
+class Malformed(unittest.TestCase):
+    def setUp(self):
+        self.doc = fixtures.real_run_doc()
+        if self.doc is None:
+            self.skipTest("no run file with lesson rows in data/runs")
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, name, text):
+        path = pathlib.Path(self.dir.name) / name
+        path.write_text(text)
+        return path
+
+    def assert_rejected(self, path, *words):
+        with self.assertRaises(ResultError) as caught:
+            load_run(path)
+        message = str(caught.exception)
+        self.assertTrue(message.startswith(str(path)), message)
+        for word in words:
+            self.assertIn(word, message)
+
+    def test_a_valid_file_loads(self):
+        run = load_run(self.write("ok.json", json.dumps(self.doc)))
+        self.assertEqual(len(run.rows), len(self.doc["rows"]))
+
+    def test_truncated(self):
+        text = json.dumps(self.doc)
+        self.assert_rejected(self.write("cut.json", text[: len(text) // 2]), "not valid JSON, or truncated")
+
+    def test_empty_and_binary(self):
+        self.assert_rejected(self.write("empty.json", ""), "not valid JSON")
+        path = pathlib.Path(self.dir.name) / "bin.json"
+        path.write_bytes(b"\xff\xfe\x00garbage")
+        self.assert_rejected(path, "cannot read")
+
+    def test_foreign(self):
+        self.assert_rejected(self.write("other.json", '{"hello": 1}'), "not a histostudy result file")
+        self.assert_rejected(self.write("list.json", "[1, 2]"), "not a histostudy result file")
+        self.assert_rejected(self.write("fmt.json", '{"format": "something-else"}'), "something-else")
+
+    def test_newer_schema_version(self):
+        self.doc["schema_version"] = 2
+        self.assert_rejected(self.write("new.json", json.dumps(self.doc)), "written by a newer histostudy")
+
+    def test_missing_field_is_named(self):
+        del self.doc["rows"][3]["samples_ms"]
+        self.assert_rejected(self.write("miss.json", json.dumps(self.doc)), "rows[3]", "samples_ms")
+
+    def test_wrong_type_is_named(self):
+        self.doc["rows"][0]["summary_ms"]["median"] = "fast"
+        self.assert_rejected(self.write("type.json", json.dumps(self.doc)), "rows[0].summary_ms.median")
+
+    def test_non_standard_constants(self):
+        text = json.dumps(self.doc).replace('"gbps": ', '"gbps": NaN, "x": ', 1)
+        self.assert_rejected(self.write("nan.json", text), "NaN")
+
+    def test_missing_file(self):
+        self.assert_rejected(pathlib.Path(self.dir.name) / "absent.json", "cannot read")
+
+    def test_make_all_stops_and_names_the_file(self):
+        data = fixtures.data_dir(self.dir.name, {"20990101T000000Z_ok.json": self.doc})
+        (data / "runs" / "20990102T000000Z_broken.json").write_text('{"format": "histostudy-result", "schema_')
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            status = make_all.main(["--data", str(data), "--out", str(pathlib.Path(self.dir.name) / "paper")])
+        self.assertEqual(status, 1)
+        self.assertIn("data/runs/20990102T000000Z_broken.json", err.getvalue())
+
+    def test_malformed_codegen_audit_is_named(self):
+        path = pathlib.Path(self.dir.name) / "codegen"
+        path.mkdir()
+        (path / "bad.json").write_text("{")
+        with self.assertRaises(ResultError) as caught:
+            codegen.load_audit(path, "data/codegen/")
+        self.assertIn("data/codegen/bad.json", str(caught.exception))
+
+    def test_codegen_audit_without_records_says_so(self):
+        path = pathlib.Path(self.dir.name) / "codegen"
+        path.mkdir()
+        (path / "odd.json").write_text('{"something": [1, 2]}')
+        audit = codegen.load_audit(path, "data/codegen/")
+        self.assertFalse(audit)
+        self.assertIn("holds no records", audit.describe())
+        self.assertEqual(codegen.load_audit(pathlib.Path(self.dir.name) / "none").describe(), codegen.NO_AUDIT)
+
+    def test_kernel_attributes_recorded_in_a_run_serve_as_codegen(self):
+        doc = synthetic.gpu_run(fixtures.cpu_only_doc(self.doc))
+        for executor in doc["environment"]["executors"]:
+            if executor["toolchain"].startswith("nvrtc"):
+                registers = 16 if "12." in executor["toolchain"] else 20
+                executor["describe"].update(target="sm_90", kernels={"hs_sum_bytes": {"registers": registers}})
+        audit = codegen.from_run(Run("x.json", doc))
+        base = codegen.find(audit, "sum_bytes", "nvrtc 12.6.85", "90")
+        self.assertEqual(codegen.difference(base, codegen.find(audit, "sum_bytes", "nvrtc 13.0.88", "90")),
+                         "registers 16->20")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""The codegen audit as CI runs it: install the NVRTC and nvdisasm wheels
+(`./dev nvrtc`), run tools/codegen_audit.py twice into temporary folders,
+and check that the audit is complete and well-formed and that every cubin
+hash is the same in both runs. Exits 77 (skipped) only when the wheels
+cannot be installed. Usage: test_codegen.py HISTOSTUDY"""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXE = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "build" / "histostudy")
+ARCHS = ["sm_75", "sm_90"]
+RESOURCES = ["registers", "barriers", "static_shared_bytes", "stack_frame_bytes", "spill_store_bytes",
+             "spill_load_bytes", "sass_instructions"]
+SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def fail(message):
+    sys.exit(f"test_codegen: {message}")
+
+
+def audit_into(folder):
+    result = subprocess.run([sys.executable, ROOT / "tools" / "codegen_audit.py", "--histostudy", EXE,
+                             "-o", folder], capture_output=True, text=True, timeout=1200)
+    if result.returncode != 0:
+        fail(f"the audit failed:\n{result.stdout}{result.stderr}")
+    return json.loads((pathlib.Path(folder) / "codegen-audit.json").read_text())
+
+
+def check_well_formed(audit, folder):
+    if audit.get("format") != "histostudy-codegen-audit" or audit.get("archs") != ARCHS:
+        fail(f"unexpected header: format {audit.get('format')}, archs {audit.get('archs')}")
+    toolchains = [t["toolchain"] for t in audit["toolchains"]]
+    if [t.split()[0] for t in toolchains] != ["nvrtc", "nvrtc", "nvcc"] or len(set(toolchains)) != 3:
+        fail(f"expected NVRTC 12.6, NVRTC 13.0 and nvcc, got {toolchains}")
+    kernels = list(dict.fromkeys(r["kernel"] for r in audit["records"]))
+    if "hs_sum_bytes" not in kernels:
+        fail(f"hs_sum_bytes missing from {kernels}")
+    keys = {(r["kernel"], r["toolchain"], r["arch"]) for r in audit["records"]}
+    wanted = {(k, t, a) for k in kernels for t in toolchains for a in ARCHS}
+    if keys != wanted or len(audit["records"]) != len(wanted):
+        fail(f"records missing or repeated: {sorted(wanted - keys)[:5]}")
+    for r in audit["records"]:
+        where = f"{r['kernel']} {r['toolchain']} {r['arch']}"
+        if not (SHA256.fullmatch(r["cubin_sha256"]) and SHA256.fullmatch(r["sass_sha256"])):
+            fail(f"{where}: malformed hashes")
+        if any(not isinstance(r[k], int) or r[k] < 0 for k in RESOURCES) or r["registers"] == 0:
+            fail(f"{where}: bad resource counts {[r[k] for k in RESOURCES]}")
+        if sum(r["opcodes"].values()) != r["sass_instructions"]:
+            fail(f"{where}: opcode counts do not add up to the instruction count")
+        loop = r["hot_loop"]
+        if not loop or loop["global_load_bytes"] < 1 or sum(loop["opcodes"].values()) != loop["instructions"]:
+            fail(f"{where}: no hot loop that reads the input ({loop})")
+    if "## nvrtc" not in (pathlib.Path(folder) / "codegen-audit.md").read_text():
+        fail("codegen-audit.md holds no comparison")
+
+
+def main():
+    installed = subprocess.run([ROOT / "dev", "nvrtc"], capture_output=True, text=True)
+    if installed.returncode != 0:
+        print(f"skipped: the NVRTC/nvdisasm wheels cannot be installed:\n{installed.stderr}")
+        return 77
+    with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        audit = audit_into(first)
+        check_well_formed(audit, first)
+        again = audit_into(second)
+        hashes = [{(c["toolchain"], c["arch"]): c["sha256"] for c in a["cubins"]} for a in (audit, again)]
+        if hashes[0] != hashes[1]:
+            fail(f"cubin hashes differ between two runs: {hashes}")
+        if audit != again:
+            fail("the audit is not deterministic: two runs differ")
+    print(f"codegen audit: {len(audit['records'])} kernel builds, well-formed, cubins reproducible")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

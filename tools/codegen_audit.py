@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""The codegen audit: what each toolchain made of each kernel, without a GPU.
+
+For every kernel instantiation x toolchain x arch it records the cubin's
+SHA-256, the kernel's own SASS hash, registers, barriers, static shared
+memory, stack and spills (ptxas -v), the SASS instruction count and opcode
+counts of the whole kernel and of its hot loop. The NVRTC cubins come from
+`histostudy cubins`, i.e. exactly what the NVRTC executor loads; nvcc's come
+from `nvcc -cubin` on cuda/nvcc_kernels.cu with the build's nvcc and code
+flags (the same device compilation the binary embeds). SASS is read with
+nvdisasm from the nvidia-cuda-nvdisasm wheel (`./dev nvrtc` installs it;
+the CUDA 13.0 toolkit here ships no disassembler).
+
+Writes OUT/codegen-audit.json (deterministic: diff it between runs or
+toolchains) and OUT/codegen-audit.md (the differences, readable).
+
+    ./dev nvrtc && tools/codegen_audit.py --histostudy build/histostudy -o data/codegen
+"""
+import argparse
+import collections
+import hashlib
+import json
+import pathlib
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+FORMAT = "histostudy-codegen-audit"
+FORMAT_VERSION = 1
+DEFAULT_NVRTC = [".deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+                 ".deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13"]
+DEFAULT_NVDISASM = ".deps/nvdisasm/nvidia/cu13/bin/nvdisasm"
+# Bytes one LDG moves, by its width modifier (none: 32 bits).
+LOAD_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+
+
+class AuditError(Exception):
+    pass
+
+
+def run(command, **kwargs):
+    result = subprocess.run([str(c) for c in command], capture_output=True, text=True, **kwargs)
+    if result.returncode != 0:
+        raise AuditError(f"{' '.join(map(str, command))} failed ({result.returncode}):\n{result.stderr.strip()}")
+    return result
+
+
+def shown_path(path):
+    """A path relative to the repository when inside it, so the audit is the same on every checkout."""
+    path = pathlib.Path(path).resolve()
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def sha256(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---- inputs: cubins and ptxas logs --------------------------------------
+
+def nvrtc_builds(histostudy, libraries, archs, work):
+    """`histostudy cubins` for every NVRTC library: its manifest's builds, with paths made absolute."""
+    out = work / "nvrtc"
+    specs = ",".join(f"nvrtc:{lib}" for lib in libraries)
+    run([histostudy, "cubins", "--toolchain", specs, "--arch", ",".join(archs), "-o", out])
+    manifest = json.loads((out / "manifest.json").read_text())
+    for build in manifest["builds"]:
+        build["cubin"], build["log"] = out / build["cubin"], out / build["log"]
+        build["library"] = shown_path(build["library"])
+    return manifest
+
+
+def tool_version(tool):
+    """'13.0.88' from a CUDA tool's --version ('... release 13.0, V13.0.88')."""
+    match = re.search(r"release \S+ V(\d+\.\d+\.\d+)", run([tool, "--version"]).stdout)
+    if not match:
+        raise AuditError(f"cannot read the version of {tool}")
+    return match.group(1)
+
+
+def nvcc_builds(nvcc, archs, kernels, work, expected):
+    """nvcc's cubins for cuda/nvcc_kernels.cu, one per arch, as the build compiles it."""
+    label = f"nvcc {tool_version(nvcc)}"
+    if expected and label != expected:
+        raise AuditError(f"{nvcc} is {label}, but histostudy was built by {expected}: its audit would not "
+                         "describe the binary's kernels (pass --nvcc)")
+    builds = []
+    for arch in archs:
+        cubin, log = work / "nvcc" / f"sm_{arch}.cubin", work / "nvcc" / f"sm_{arch}.log"
+        cubin.parent.mkdir(parents=True, exist_ok=True)
+        options = ["-cubin", "-O3", f"-gencode=arch=compute_{arch},code=sm_{arch}", "-Xptxas", "-v"]
+        result = run([nvcc, *options, "-I", ROOT, "-o", cubin, ROOT / "cuda" / "nvcc_kernels.cu"])
+        log.write_text(result.stdout + result.stderr)
+        builds.append({"toolchain": label, "arch": f"sm_{arch}", "options": options, "cubin": cubin, "log": log,
+                       "kernels": kernels})
+    return label, builds
+
+
+# ---- reading a cubin -----------------------------------------------------
+
+def elf_sections(data):
+    """{name: bytes} of a 64-bit little-endian ELF (a cubin)."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        raise AuditError("not a 64-bit ELF cubin")
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names_offset = headers[shstrndx][4]
+    sections = {}
+    for name_offset, kind, _flags, _addr, offset, size in headers:
+        end = data.index(b"\0", names_offset + name_offset)
+        name = data[names_offset + name_offset:end].decode()
+        sections[name] = b"" if kind == 8 else data[offset:offset + size]  # 8: SHT_NOBITS
+    return sections
+
+
+def ptxas_resources(log):
+    """{symbol: resources} from a ptxas -v log (nvcc's or NVRTC's)."""
+    found, current = {}, None
+    for line in log.splitlines():
+        if m := re.search(r"Compiling entry function '(\w+)'", line):
+            current = found.setdefault(m.group(1), {"registers": 0, "barriers": 0, "static_shared_bytes": 0,
+                                                    "stack_frame_bytes": 0, "spill_store_bytes": 0,
+                                                    "spill_load_bytes": 0})
+        elif current is not None and (m := re.search(
+                r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)):
+            current.update(stack_frame_bytes=int(m[1]), spill_store_bytes=int(m[2]), spill_load_bytes=int(m[3]))
+        elif current is not None and "Used" in line:
+            for pattern, key in ((r"Used (\d+) registers", "registers"), (r"used (\d+) barriers", "barriers"),
+                                 (r"(\d+) bytes smem", "static_shared_bytes")):
+                if m := re.search(pattern, line):
+                    current[key] = int(m.group(1))
+    return found
+
+
+class Function:
+    """One kernel's SASS: instruction texts in order, and where each label points."""
+
+    def __init__(self):
+        self.instructions = []
+        self.labels = {}  # ".L_x_34" -> index of the instruction it labels
+        self.pending = []
+
+
+def disassemble(nvdisasm, cubin):
+    """{symbol: Function} for every kernel in `cubin`."""
+    functions, current = {}, None
+    for line in run([nvdisasm, "--print-code", cubin]).stdout.splitlines():
+        if m := re.match(r"\s*\.section\s+\.text\.(\w+),", line):
+            current = functions.setdefault(m.group(1), Function())
+        elif current and (m := re.match(r"\s*(\.L_x_\d+):", line)):
+            current.pending.append(m.group(1))
+        elif current and (m := re.match(r"\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", line)):
+            current.labels.update((label, len(current.instructions)) for label in current.pending)
+            current.pending = []
+            current.instructions.append(m.group(1))
+    return functions
+
+
+def opcode(instruction):
+    """'LDG.E.U8.CONSTANT.SYS' from '@!P0 LDG.E.U8.CONSTANT.SYS R0, [R4.64+UR4]'."""
+    words = instruction.split()
+    return words[1] if words[0].startswith("@") else words[0]
+
+
+def counts(instructions):
+    return dict(sorted(collections.Counter(opcode(text) for text in instructions).items()))
+
+
+def load_bytes(instructions):
+    total = 0
+    for text in instructions:
+        op = opcode(text)
+        if op.startswith("LDG"):
+            total += max([LOAD_BYTES.get(m, 0) for m in op.split(".")] + [0]) or 4
+    return total
+
+
+def hot_loop(function):
+    """The innermost loop (a backward branch's range) that reads the most
+    input bytes per iteration: the kernel's grid-stride loop. NOPs are left
+    out of every count: they only pad."""
+    instructions = function.instructions
+    loops = []
+    for index, text in enumerate(instructions):
+        m = re.search(r"BRA\S*\s+`\((\.L_x_\d+)\)", text)
+        start = function.labels.get(m.group(1)) if m else None
+        if start is not None and start <= index:
+            loops.append((start, index))
+    innermost = [(s, e) for s, e in loops if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in loops)]
+    reading = [(load_bytes(instructions[s:e + 1]), -s, s, e) for s, e in innermost]
+    reading = [r for r in reading if r[0] > 0]
+    if not reading:
+        return None
+    nbytes, _, start, end = max(reading)
+    body = [text for text in instructions[start:end + 1] if opcode(text) != "NOP"]
+    return {"instructions": len(body), "global_load_bytes": nbytes, "opcodes": counts(body)}
+
+
+# ---- the audit -------------------------------------------------------------
+
+def audit_build(build, nvdisasm):
+    data = pathlib.Path(build["cubin"]).read_bytes()
+    sections = elf_sections(data)
+    resources = ptxas_resources(pathlib.Path(build["log"]).read_text())
+    functions = disassemble(nvdisasm, build["cubin"])
+    records = []
+    for kernel in build["kernels"]:
+        symbol = kernel["symbol"]
+        if symbol not in functions or symbol not in resources:
+            raise AuditError(f"{build['toolchain']} {build['arch']}: no code or ptxas line for {kernel['name']}")
+        instructions = [text for text in functions[symbol].instructions if opcode(text) != "NOP"]
+        records.append({"kernel": kernel["name"], "toolchain": build["toolchain"], "arch": build["arch"],
+                        "symbol": symbol, "cubin_sha256": sha256(data),
+                        "sass_sha256": sha256(sections[f".text.{symbol}"]), **resources[symbol],
+                        "sass_instructions": len(instructions), "opcodes": counts(instructions),
+                        "hot_loop": hot_loop(functions[symbol])})
+    cubin = {"toolchain": build["toolchain"], "arch": build["arch"], "options": build["options"],
+             "bytes": len(data), "sha256": sha256(data)}
+    return cubin, records
+
+
+def make_audit(args, work):
+    env = json.loads(run([args.histostudy, "env"]).stdout)
+    manifest = nvrtc_builds(args.histostudy, args.nvrtc, args.arch, work)
+    kernels = manifest["builds"][0]["kernels"]
+    nvcc_label, nvcc_cubins = nvcc_builds(args.nvcc, args.arch, kernels, work, env["build"].get("cuda_compiler"))
+    builds = manifest["builds"] + nvcc_cubins
+    toolchains = list(dict.fromkeys(b["toolchain"] for b in builds))
+    libraries = {b["toolchain"]: b["library"] for b in manifest["builds"]}
+    cubins, records = [], []
+    for build in builds:
+        cubin, found = audit_build(build, args.nvdisasm)
+        cubins.append(cubin)
+        records += found
+    order = {k["name"]: i for i, k in enumerate(kernels)}
+    records.sort(key=lambda r: (order[r["kernel"]], r["arch"], toolchains.index(r["toolchain"])))
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "kernel_sources_sha256": manifest["kernel_sources_sha256"],
+        "tools": {"histostudy": f"histostudy {env['build']['histostudy_version']}", "nvcc": nvcc_label,
+                  "nvdisasm": f"nvdisasm {tool_version(args.nvdisasm)}"},
+        "toolchains": [{"toolchain": t, "source": libraries.get(t, shown_path(shutil.which(args.nvcc) or args.nvcc))}
+                       for t in toolchains],
+        "archs": [f"sm_{a}" for a in args.arch],
+        "cubins": cubins,
+        "records": records,
+    }
+
+
+# ---- the readable summary -----------------------------------------------
+
+def short(record):
+    loop = record["hot_loop"] or {}
+    return (f"{record['registers']} regs, {record['spill_store_bytes']}/{record['spill_load_bytes']} B spilled, "
+            f"{record['static_shared_bytes']} B smem, {record['sass_instructions']} instrs, "
+            f"hot loop {loop.get('instructions', '-')} instrs / {loop.get('global_load_bytes', '-')} B")
+
+
+def opcode_delta(old, new):
+    keys = sorted(set(old) | set(new))
+    return ", ".join(f"{k} {old.get(k, 0)}->{new.get(k, 0)}" for k in keys if old.get(k, 0) != new.get(k, 0))
+
+
+def difference(old, new):
+    if old["sass_sha256"] == new["sass_sha256"]:
+        return "identical SASS"
+    parts = [f"{k} {old[k]}->{new[k]}" for k in ("registers", "spill_store_bytes", "spill_load_bytes",
+                                                    "static_shared_bytes", "sass_instructions") if old[k] != new[k]]
+    old_loop, new_loop = old["hot_loop"] or {}, new["hot_loop"] or {}
+    if old_loop.get("opcodes") == new_loop.get("opcodes"):
+        parts.append(f"hot loop unchanged ({old_loop.get('instructions')} instrs, same opcodes)")
+    else:
+        parts.append(f"hot loop {old_loop.get('instructions')}->{new_loop.get('instructions')} instrs "
+                     f"({opcode_delta(old_loop.get('opcodes', {}), new_loop.get('opcodes', {}))})")
+    return "SASS differs: " + "; ".join(parts)
+
+
+def summary(audit):
+    toolchains = [t["toolchain"] for t in audit["toolchains"]]
+    pairs = list(zip(toolchains, toolchains[1:]))
+    by_key = {(r["kernel"], r["arch"], r["toolchain"]): r for r in audit["records"]}
+    kernels = list(dict.fromkeys(r["kernel"] for r in audit["records"]))
+    lines = ["# Codegen audit", "",
+             f"Toolchains: {', '.join(toolchains)}. Archs: {', '.join(audit['archs'])}. "
+             f"Tools: {', '.join(audit['tools'].values())}. Kernel sources sha256 "
+             f"{audit['kernel_sources_sha256'][:16]}. Generated by tools/codegen_audit.py; the numbers are in "
+             "codegen-audit.json.", ""]
+    for old, new in pairs:
+        lines += [f"## {old} -> {new}", ""]
+        for arch in audit["archs"]:
+            changed = [(k, by_key[(k, arch, old)], by_key[(k, arch, new)]) for k in kernels]
+            changed = [(k, a, b) for k, a, b in changed if a["sass_sha256"] != b["sass_sha256"]]
+            lines.append(f"- {arch}: {len(kernels) - len(changed)} of {len(kernels)} kernels compile to identical SASS")
+            lines += [f"  - `{k}`: {difference(a, b)}" for k, a, b in changed]
+        lines.append("")
+    lines += ["## Every build", "", "| kernel | arch | toolchain | code |", "| --- | --- | --- | --- |"]
+    lines += [f"| `{r['kernel']}` | {r['arch']} | {r['toolchain']} | {short(r)}; sass {r['sass_sha256'][:12]} |"
+              for r in audit["records"]]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--histostudy", default=ROOT / "build" / "histostudy", help="the built histostudy")
+    parser.add_argument("--nvrtc", nargs="+", default=[ROOT / p for p in DEFAULT_NVRTC],
+                        help="NVRTC libraries (default: the two ./dev nvrtc installs)")
+    parser.add_argument("--nvcc", default="nvcc", help="the nvcc histostudy was built with")
+    parser.add_argument("--nvdisasm", default=ROOT / DEFAULT_NVDISASM)
+    parser.add_argument("--arch", default="75,90", help="compute capabilities (default 75,90)")
+    parser.add_argument("-o", "--out-dir", required=True, type=pathlib.Path)
+    args = parser.parse_args()
+    args.arch = [a.strip().removeprefix("sm_") for a in args.arch.split(",") if a.strip()]
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            audit = make_audit(args, pathlib.Path(work))
+    except AuditError as e:
+        sys.exit(f"codegen_audit: {e}")
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    (args.out_dir / "codegen-audit.json").write_text(json.dumps(audit, indent=1, sort_keys=True) + "\n")
+    (args.out_dir / "codegen-audit.md").write_text(summary(audit))
+    print(f"codegen audit: {len(audit['records'])} kernel builds in {args.out_dir}/codegen-audit.json and .md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Every GPU check and run of histostudy, on the GPU machine: build, the gpu
+# test suite, compute-sanitizer memcheck and racecheck on every kernel, the
+# default study with nvcc 13.0, NVRTC 12.6 and NVRTC 13.0 interleaved in one
+# process, the perf experiment (1 GiB, with the shared-memory update rates)
+# and the block-size sweep. Result files go to $OUT (default ./out); the
+# logs go into $OUT/logs.tar.gz, since the device tool returns 8 files.
+#
+# The GPU machine has no package manager and no network, so a development
+# machine packs what the build and NVRTC need into .deps/ first:
+#
+#   tools/h200_run.sh pack              # here: .deps/include (headers), .deps/h200/nvrtc.tar.xz (~50 MB)
+#   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
+#
+# Stages: unpack build test sanitize study perf blocks (default: all, in
+# that order); the logs are bundled at the end. The build
+# directory (BUILD_DIR, default build-gpu) is
+# kept between calls, so later stages can run in a separate call.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+BUILD_DIR=${BUILD_DIR:-build-gpu}
+HS="$BUILD_DIR/histostudy"
+PACK=.deps/h200/nvrtc.tar.xz
+NVRTC_12=.deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+NVRTC_13=.deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13
+# What each NVRTC needs at run time: the library, its builtins (which it
+# loads from its own folder), its wheel's record (the patch version) and
+# ./dev nvrtc's marker (so `./dev nvrtc` there sees it installed).
+PACKED=(12.6/.wheel 12.6/nvidia_cuda_nvrtc_cu12-12.6.85.dist-info 12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
+        12.6/nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.6
+        13.0/.wheel 13.0/nvidia_cuda_nvrtc-13.0.88.dist-info 13.0/nvidia/cu13/lib/libnvrtc.so.13
+        13.0/nvidia/cu13/lib/libnvrtc-builtins.so.13.0)
+
+pack() {
+  ./dev vendor
+  ./dev nvrtc
+  mkdir -p "$(dirname "$PACK")"
+  tar -C .deps/nvrtc -cf - "${PACKED[@]}" | xz -T0 -6 >"$PACK.new"
+  mv "$PACK.new" "$PACK"
+  # The copy sent to the GPU machine has no .git: carry the commit it is.
+  { echo "export HISTOSTUDY_GIT_COMMIT=$(git rev-parse HEAD)"
+    echo "export HISTOSTUDY_GIT_DIRTY=$([ -z "$(git status --porcelain --untracked-files=no)" ] && echo 0 || echo 1)"
+  } >.deps/h200/provenance.env
+  du -sh .deps/include "$PACK"
+}
+
+unpack() {
+  mkdir -p .deps/nvrtc
+  # Python's tarfile: the machine may lack xz. "data" filter where Python has it (3.12 warns without).
+  python3 -c 'import sys, tarfile
+kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+tarfile.open(sys.argv[1]).extractall(sys.argv[2], **kw)' "$PACK" .deps/nvrtc
+}
+
+build() {
+  [ -f "$BUILD_DIR/build.ninja" ] ||
+    meson setup "$BUILD_DIR" -Dcuda=enabled -Dvendor_include="$PWD/.deps/include" >"$OUT/setup.log"
+  ninja -C "$BUILD_DIR" >"$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; return 1; }
+}
+
+test_gpu() {
+  local rc=0
+  meson test -C "$BUILD_DIR" --suite gpu --print-errorlogs >"$OUT/test-gpu.log" 2>&1 || rc=$?
+  tail -5 "$OUT/test-gpu.log"
+  cp "$BUILD_DIR/meson-logs/testlog.txt" "$OUT/testlog-gpu.txt"
+  return $rc
+}
+
+# Every kernel on every lesson input at a small, odd size, under both tools.
+sanitize() {
+  local tool
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 3 \
+      "$HS" run -e lesson,blocks -s 70001 --warmups 0 --reps 1 --no-save >"$OUT/sanitize-$tool.log" 2>&1 &&
+      echo "compute-sanitizer $tool: no errors" ||
+      { echo "compute-sanitizer $tool: FAILED"; grep -m5 -E "ERROR|error" "$OUT/sanitize-$tool.log"; }
+  done
+}
+
+# Issue 6: the fast kernels against their peers at 1 GiB, with the GPU's
+# shared-memory update rates.
+perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf.txt" | tail -60; }
+
+# Claim C8: global and per_block at 64 to 1024 threads per block.
+blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blocks.txt"; }
+
+bundle() { (cd "$OUT" && find . -maxdepth 3 -type f ! -name '*.json' ! -name logs.tar.gz -print0 |
+            tar --null -czf logs.tar.gz -T - --remove-files); }
+
+# The default study (lesson + sweep), the three toolchains interleaved case
+# by case; every row is checked bin for bin before it is timed. The sm_90
+# cubins the two NVRTCs build here are kept too: their SHA-256 should equal
+# the cubins entries of data/codegen/codegen-audit.json, built elsewhere.
+study() {
+  local nvrtcs="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
+  "$HS" env >"$OUT/env.json"
+  "$HS" list >"$OUT/list.txt"
+  command -v nvidia-smi >/dev/null && nvidia-smi -q >"$OUT/nvidia-smi-q.txt"
+  "$HS" cubins --toolchain "$nvrtcs" --arch 90 -o "$OUT/cubins" && sha256sum "$OUT"/cubins/*/*.cubin
+  "$HS" run --toolchain "nvcc,$nvrtcs" -o "$OUT" 2>"$OUT/study-progress.log" |
+    tee "$OUT/study.txt" | sed -n '/^Lesson table/,/^$/p'
+}
+
+[ "${1:-}" = pack ] && { pack; exit; }
+mkdir -p "$OUT"
+# shellcheck disable=SC1091
+[ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study perf blocks)
+for stage in "${stages[@]}"; do
+  echo "== $stage"
+  case "$stage" in
+    unpack) unpack ;;
+    build) build ;;
+    test) test_gpu ;;
+    sanitize) sanitize ;;
+    study) study ;;
+    perf) perf ;;
+    blocks) blocks ;;
+    *) echo "unknown stage $stage (stages: unpack build test sanitize study perf blocks; here: pack)" >&2; exit 2 ;;
+  esac
+done
+bundle
