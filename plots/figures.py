@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from plots import lesson, sweep, versions  # noqa: E402
+from plots import lesson, perf, sweep, versions  # noqa: E402
 from plots.results import find_rows  # noqa: E402
 
 FORMATS = ("png", "svg", "pdf")
@@ -211,7 +211,49 @@ def floor_figure(run, out_dir):
     return save(fig, out_dir, "floor")
 
 
-def all_figures(lesson_run, sweep_run, version_run, published, out_dir):
+# ---- performance: percent of the read floor per input, the newest perf run ----
+
+def perf_figure(run, out_dir):
+    fig, ax = plt.subplots(figsize=(10, 4.6))
+    if run is None:
+        note(ax, "not measurable here: no run with GPU perf rows")
+        return save(fig, out_dir, "perf")
+    view = perf.PerfView(run)
+    width = 0.8 / max(len(view.impls), 1)
+    top = 100.0
+    for j, (impl, color) in enumerate(zip(view.impls, _colors(len(view.impls)))):
+        xs = [i + (j - (len(view.impls) - 1) / 2) * width for i in range(len(view.inputs))]
+        ys = [view.pct(impl, input) or 0 for input in view.inputs]
+        ax.bar(xs, ys, width, color=color, label=impl)
+        if impl == perf.SUBJECT:  # the thresholds are its: print its figures
+            for x, y_ in zip(xs, ys):
+                if y_ > 15:  # inside the bar's top, clear of the threshold lines
+                    ax.text(x, y_ - 2, f"{y_:.1f}%", ha="center", va="top", fontsize=7, rotation=90, color="white")
+    ax.axhline(100, color="0.2", linewidth=0.8)
+    for need, style in ((perf.HIGH_PCT, "--"), (perf.LOW_PCT, ":")):
+        applies = [i for i in view.inputs if perf.required_pct(i) == need]
+        ax.axhline(need, color="black", linestyle=style, linewidth=1.1,
+                   label=f"issue 6: {need:g}% ({len(applies)} inputs: " + ", ".join(
+                       i.replace("distinct_", "d") for i in applies) + ")")
+    floor = view.floor_median()
+    levels = {}  # patterns whose ceilings agree to 0.1% of floor share one line
+    for rate in view.shared_rates():
+        levels.setdefault(round(100 * rate["ceiling_gbps"] / floor, 1), []).append(rate.get("pattern", "?"))
+    for (level, patterns), style in zip(levels.items(), ("-.", (0, (1, 1)), (0, (5, 1)))):
+        top = max(top, level)
+        ax.axhline(level, color="tab:red", linestyle=style, linewidth=1.1,
+                   label=f"{' = '.join(patterns)} ceiling (one update per byte): {level:.1f}% of floor")
+    ax.set_xticks(range(len(view.inputs)), view.inputs, rotation=35, ha="right")
+    ax.set_ylim(0, top * 1.08)
+    ax.set_ylabel(f"GB/s as % of {view.floor} (same input, same run)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Percent of the read floor at {view.size:,} bytes, {view.toolchain} ({run.name})")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
+    return save(fig, out_dir, "perf")
+
+
+def all_figures(lesson_run, sweep_run, version_run, published, out_dir, perf_run=None):
     return (lesson_figure(lesson_run, published, out_dir) + sweep_figure(sweep_run, published, out_dir)
-            + versions_figure(version_run, published, out_dir) + floor_figure(lesson_run, out_dir))
+            + versions_figure(version_run, published, out_dir) + floor_figure(lesson_run, out_dir)
+            + perf_figure(perf_run, out_dir))
 

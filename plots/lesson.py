@@ -71,7 +71,9 @@ def main_table(view, t4):
     rows = []
     for input in view.inputs:
         base, priv = view.row(view.base, input), view.row(view.private, input)
-        any_row = base or priv or next(iter(find_rows(view.run, toolchain=view.toolchain, input=input)), None)
+        any_row = base or priv or next((r for r in find_rows(view.run, toolchain=view.toolchain, size=view.size,
+                                                             input=input)
+                                        if r["experiment"] in LESSON_EXPERIMENTS), None)
         lesson_means = [r["lesson_mean_ms"] if r and r["lesson_mean_ms"] is not None else None for r in (base, priv)]
         rows.append([input, fmt.pct(busiest_pct(any_row), 2) if any_row else fmt.MISSING,
                      any_row["input_stats"]["bins_used"] if any_row else fmt.MISSING,

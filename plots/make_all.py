@@ -7,6 +7,8 @@ validated; names start with the UTC date, so name order is time order):
   lesson tables, floor figure   the newest run with GPU lesson rows, else the newest with lesson rows
   version comparison            the newest run holding two CUDA versions
   contention sweep              the newest run with GPU sweep rows, else the newest with sweep rows
+  performance (GPU)             the newest run with GPU perf rows (earlier perf runs are named as earlier attempts)
+  performance (CPU)             the newest run with CPU rows of openmp_fast, else the newest with CPU rows
   claims audit, environments    every run, every toolchain in it
 A file that is not a valid result file stops the build with a message that
 names it (exit status 1): the paper never silently leaves data out.
@@ -16,7 +18,7 @@ import pathlib
 import sys
 from dataclasses import dataclass
 
-from plots import claims, codegen, figures, lesson, paper, sweep, versions
+from plots import claims, codegen, figures, lesson, paper, perf, sweep, versions
 from plots.environment import flatten, show, summary
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
 from plots.results import ResultError, load_runs
@@ -36,6 +38,8 @@ class Inputs:
     lesson_run: object
     sweep_run: object
     version_run: object
+    perf_run: object
+    cpu_run: object
 
     def published_file(self, name):
         return f"{self.data_name}/published/{name}"
@@ -59,7 +63,7 @@ def gather(data_dir):
     published = load_published(data_dir / "published", f"{name}/published/")
     audit = codegen.load_audit(data_dir / "codegen", f"{name}/codegen/")
     return Inputs(name, runs, published, audit, newest_lesson_run(runs), sweep.newest_sweep_run(runs),
-                  versions.newest_version_run(runs))
+                  versions.newest_version_run(runs), perf.newest_perf_run(runs), perf.newest_cpu_run(runs))
 
 
 def stamp(files, comment):
@@ -86,13 +90,14 @@ def build_reports(inp):
         Table("Lesson table", ["input"], [], ["not measurable here: no run in data/runs holds lesson rows."])]
     envs, findings = claims.audit(inp.runs, inp.published)
     lesson_csv, sweep_csv = inp.published_file(LESSON_FILE), inp.published_file(TABLE_16_4_FILE)
-    used = lambda *runs: [r.path for r in runs if r]  # noqa: E731
+    used = lambda *runs: list(dict.fromkeys(r.path for r in runs if r))  # noqa: E731
     return {
         "lesson": (lesson_tables, used(inp.lesson_run) + [lesson_csv]),
         "versions": (versions.version_tables(inp.version_run, inp.published, inp.audit),
                      used(inp.version_run) + [lesson_csv] + inp.audit.files),
         "sweep": ([sweep.textbook_layout_table(inp.sweep_run, inp.published),
                    sweep.sweep_table(inp.sweep_run, inp.published)], used(inp.sweep_run) + [sweep_csv]),
+        "perf": (perf.perf_tables(inp.perf_run, inp.cpu_run), used(inp.perf_run, inp.cpu_run)),
         "claims": ([claims.summary_table(envs, findings)] + claims.claim_tables(envs, findings),
                    used(*inp.runs) + [lesson_csv, sweep_csv]),
         "environment": (environment_tables(inp.runs), used(*inp.runs)),
@@ -119,7 +124,8 @@ def make_all(data_dir, out_dir):
     inp = gather(data_dir)
     reports = build_reports(inp)
     written = write_tables(out_dir, reports)
-    written += figures.all_figures(inp.lesson_run, inp.sweep_run, inp.version_run, inp.published, out_dir / "figures")
+    written += figures.all_figures(inp.lesson_run, inp.sweep_run, inp.version_run, inp.published, out_dir / "figures",
+                                   inp.perf_run)
     text = paper.render(inp, reports, full_environment)
     written.append(write_text(out_dir / "paper.md", stamp(inp.all_files(), "md") + text))
     return written

@@ -4,9 +4,9 @@ Every number in the prose is computed here from the run files; the tables are
 the generated ones, embedded as they are written under paper/tables/.
 Sentences that need data that is absent say "not measurable here".
 """
-from plots import claims, lesson, stats, versions
+from plots import claims, lesson, perf, stats, versions
 from plots import table as fmt
-from plots.environment import gpu_line
+from plots.environment import commit_line, gpu_line
 from plots.figures import primary_gpu_toolchain
 
 NOT_HERE = "not measurable here"
@@ -103,6 +103,97 @@ def sweep_prose(inp):
                    f"{fmt.number(min(series.values()), 0)} at worst ({spread:.2f}x), from `{run.path}`.\n")
 
 
+def _range(values, digits=1, suffix=""):
+    values = [v for v in values if v is not None]
+    low, high = f"{min(values):,.{digits}f}", f"{max(values):,.{digits}f}"
+    return f"{low}{suffix}" if low == high else f"{low} to {high}{suffix}"
+
+
+def _earlier_attempts(inp):
+    newest = inp.perf_run
+    shown = set(perf.PerfView(newest).impls) | {perf.PerfView(newest).floor}
+    parts = []
+    for run in perf.perf_runs(inp.runs)[:-1]:
+        impls = sorted({r["impl"] for r in run.rows if r["experiment"] == perf.EXPERIMENT} - shown)
+        parts.append(f"`{run.path}`" + (f" ({', '.join(impls)})" if impls else ""))
+    if not parts:
+        return ""
+    return (" Earlier attempts, earlier perf runs kept as recorded (in brackets, the implementations they timed "
+            f"that the newest run does not): {'; '.join(parts)}.")
+
+
+def perf_gpu_prose(inp):
+    run = inp.perf_run
+    if run is None:
+        return f"No run file holds GPU rows of the perf experiment: the GPU performance report is {NOT_HERE}.\n"
+    view = perf.PerfView(run)
+    s, b = perf.SUBJECT, perf.BASELINE
+    checks = perf.threshold_checks(view)
+    host = run.environment["host"]
+    text = (f"Environment: {perf.gpu_environment_line(view)}; host {host['cpu_model']} "
+            f"({host['logical_cores']} logical cores, {host['os']}); run file `{run.path}` (started "
+            f"{run.doc['started']}, commit {commit_line(run.doc['provenance'])}), {view.size:,} bytes per input, "
+            f"{len(view.inputs)} inputs, medians of per-run samples.{_earlier_attempts(inp)}\n\n")
+    pcts = [view.pct(s, i) for i in view.inputs]
+    text += (f"`{s}` runs at {_range(pcts, 1, '%')} of the read floor ({view.floor}, "
+             f"{_range([view.gbps(view.floor, i) for i in view.inputs], 0, ' GB/s')}) over the inputs, and at "
+             f"{fmt.ratio(view.ratio(s, b, perf.CUB_RATIO_INPUT), 2)} `{b}`'s GB/s on {perf.CUB_RATIO_INPUT} bytes "
+             f"(`{b}` itself: {fmt.pct(view.pct(b, perf.CUB_RATIO_INPUT))} of the floor there, "
+             f"{_range([view.pct(b, i) for i in view.inputs], 1, '%')} over the inputs). ")
+    groups = []
+    for need, unit in sorted({(c.required, c.unit) for c in checks}, reverse=True):
+        group = [c for c in checks if (c.required, c.unit) == (need, unit)]
+        verdict = perf.overall(group)
+        worst = min((c for c in group if c.measured is not None), key=lambda c: c.measured, default=None)
+        label = f"{need:g}% of the floor" if unit == "pct" else f"{need:g}x `{b}`"
+        detail = f"lowest {perf._show(worst)} on {worst.input}" if worst else NOT_HERE
+        groups.append(f"{label} on {len(group)} input{'s' if len(group) > 1 else ''}: **{verdict}** ({detail})")
+    met = sum(c.verdict == perf.MET for c in checks)
+    text += (f"Issue 6's thresholds, checked on these figures: {'; '.join(groups)}. In all, {met} of "
+             f"{len(checks)} checks are met, so the issue's GPU requirement is **{perf.overall(checks)}** "
+             "on this run.\n\n")
+    rates = view.shared_rates()
+    if rates:
+        floor = view.floor_median()
+        parts = []
+        for r in rates:
+            share = _range([100 * view.gbps(s, i) / r["ceiling_gbps"] for i in view.inputs], 1, "%")
+            parts.append(f"{r.get('pattern', '?')} {fmt.number(r.get('updates_per_clock_sm'), 2)} updates per clock "
+                         f"per SM, a ceiling of {fmt.number(r['ceiling_gbps'], 0)} GB/s "
+                         f"({fmt.pct(100 * r['ceiling_gbps'] / floor)} of the floor's median), of which `{s}` reaches "
+                         f"{share}")
+        text += (f"The shared-memory microbenchmark of the same run measured {'; '.join(parts)}. A design that "
+                 "spends one shared update of a pattern per byte cannot pass that pattern's ceiling as measured; "
+                 "a kernel above 100% of one spends fewer than one such update per byte.\n")
+    else:
+        text += f"The run records no shared-memory microbenchmark: the kernels' share of the hardware is {NOT_HERE}.\n"
+    return text
+
+
+def perf_cpu_prose(inp):
+    run = inp.cpu_run
+    if run is None or not any(r["impl"] == perf.CPU_SUBJECT for r in run.rows):
+        return f"No run file holds CPU rows of `{perf.CPU_SUBJECT}`: the CPU comparison is {NOT_HERE}.\n"
+    view = perf.CpuView(run)
+    host = run.environment["host"]
+    f = perf.CPU_SUBJECT
+    margin = perf.cpu_margins(view)
+    confirmed = [i for i in view.inputs if view.compare("openmp_private", i)
+                 and view.compare("openmp_private", i).verdict == stats.FASTER]
+    text = (f"On {host['cpu_model']} ({host['logical_cores']} logical cores, {host['os']}), from `{run.path}` at "
+            f"{view.size:,} bytes: `{f}` runs at {_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
+            f"({_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
+            f"`{view.floor}`), `openmp_private` at {_range([view.gbps('openmp_private', i) for i in view.inputs], 2)} "
+            f"GB/s and the single-thread `reference` at {_range([view.gbps('reference', i) for i in view.inputs], 2)} "
+            f"GB/s. `{f}` ahead of both on every input (issue 6, item 4), by medians: **{perf.cpu_verdict(view)}**")
+    if margin:
+        text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
+    text += (f". The bootstrap interval puts `{f}` faster than `openmp_private` beyond the "
+             f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs; on the others "
+             "the samples cannot tell the lead from noise.\n")
+    return text
+
+
 def claims_prose(inp):
     envs, findings = claims.audit(inp.runs, inp.published)
     ours = [ev for ev in envs if isinstance(ev, claims.RunEvidence)]
@@ -115,7 +206,8 @@ def claims_prose(inp):
 
 def environments_section(inp, reports, full_environment):
     picks = [("lesson tables and floor figure", inp.lesson_run), ("version comparison", inp.version_run),
-             ("contention sweep", inp.sweep_run)]
+             ("contention sweep", inp.sweep_run), ("performance, GPU", inp.perf_run),
+             ("performance, CPU", inp.cpu_run)]
     lines = ["Which run feeds which report (`plots/make_all.py` says how it picks):", ""]
     lines += [f"- {what}: " + (f"`{run.path}`" if run else f"none ({NOT_HERE})") for what, run in picks]
     lines += ["- claims audit: every run file, every toolchain in it", "", embed(reports, "environment")]
@@ -167,11 +259,21 @@ Each implementation's GB/s as a percent of the read floor measured on the same i
 (`read_floor` on the GPU, `openmp_read_floor` on the CPU): how far from the cost of only reading the bytes.
 
 {figure("floor", "Percent of the read floor per implementation and input")}
-## 5. Claims audit
+## 5. Performance: how close to the read floor
+
+The study's `perf` experiment (issue 6) times every implementation at 1 GiB on every input beside the read floor
+of the same run, and the run records a microbenchmark of the GPU's shared-memory update rate. The thresholds
+below are issue 6's requirements; the verdicts are computed from the run.
+
+{perf_gpu_prose(inp)}
+{perf_cpu_prose(inp)}
+{embed(reports, "perf")}
+{figure("perf", "Percent of the read floor per input, newest perf run, with issue 6's thresholds and the shared-memory ceilings")}
+## 6. Claims audit
 
 {claims_prose(inp)}
 {embed(reports, "claims")}
-## 6. Auditing a new toolkit, driver or GPU
+## 7. Auditing a new toolkit, driver or GPU
 
 `python3 -m plots.compare A.json B.json [--threshold 1.10] [--impl NAME ...]` prints what changed between two
 runs' environments (toolchains, driver, GPU, clocks, flags, host, commit), then each matched row's ratio of

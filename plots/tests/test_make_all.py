@@ -88,7 +88,7 @@ class WithGpuData(unittest.TestCase):
         self.assertIn("SYNTHETIC GPU", self.read("paper.md"))
 
     def test_figures_in_three_formats(self):
-        for name in ("lesson", "sweep", "versions", "floor"):
+        for name in ("lesson", "sweep", "versions", "floor", "perf"):
             for ext in ("png", "svg", "pdf"):
                 self.assertGreater((self.out / "figures" / f"{name}.{ext}").stat().st_size, 1000, f"{name}.{ext}")
 

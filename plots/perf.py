@@ -1,0 +1,358 @@
+"""Performance (issue 6): how close the fastest kernels come to the read floor.
+
+GPU: the newest run with GPU rows of the `perf` experiment (1 GiB, every
+input). Per input, each implementation's GB/s and percent of the read floor
+measured in the same run, the subject kernel's ratio to CUB, the issue's
+thresholds with verdicts, and the shared-memory microbenchmark the run records
+at its top level (`hardware`, data/schema/README.md).
+
+CPU: the newest run with CPU rows of openmp_fast (else the newest with CPU
+rows): openmp_fast against openmp_private and the single-thread reference on
+every input, as GB/s and percent of the parallel read floor of the same run.
+"""
+import re
+from dataclasses import dataclass
+
+from plots import stats
+from plots import table as fmt
+from plots.environment import NOT_RECORDED, executor_describe, find_value, gpu_line, gpu_record, toolchain_line
+from plots.results import find_row, find_rows
+from plots.table import Table
+
+EXPERIMENT = "perf"
+SUBJECT = "lane_shared"      # our fastest GPU kernel, the one issue 6 asks for
+BASELINE = "cub"             # CUB HistogramEven
+CPU_SUBJECT = "openmp_fast"
+CPU_RIVALS = ("openmp_private", "reference")
+CPU_EXPERIMENTS = ("lesson", "sweep", "custom")
+NOT_HERE = "not measurable here"
+MET, NOT_MET = "met", "not met"
+
+# Issue 6, "Deliver" item 1: the requirements, as the issue states them
+# (percent of the read floor measured in the same run, at 1 GiB on the H200).
+HIGH_PCT = 95.0          # lesson_english, prose, one_byte and distinct_k for every k <= 32
+HIGH_INPUTS = ("lesson_english", "prose", "one_byte")
+HIGH_MAX_K = 32
+LOW_PCT = 75.0           # uniform and distinct_k for k >= 64
+LOW_INPUTS = ("uniform",)
+LOW_MIN_K = 64
+CUB_RATIO = 1.5          # at least 1.5x CUB on uniform bytes
+CUB_RATIO_INPUT = "uniform"
+
+
+def distinct_k(input):
+    m = re.fullmatch(r"distinct_(\d+)", input)
+    return int(m.group(1)) if m else None
+
+
+def required_pct(input):
+    """The issue-6 percent-of-floor threshold for an input; None where the issue sets none."""
+    k = distinct_k(input)
+    if input in HIGH_INPUTS or (k is not None and k <= HIGH_MAX_K):
+        return HIGH_PCT
+    if input in LOW_INPUTS or (k is not None and k >= LOW_MIN_K):
+        return LOW_PCT
+    return None
+
+
+# ---- which runs -------------------------------------------------------------
+
+def perf_runs(runs):
+    """Every run with GPU perf rows, oldest first."""
+    return [r for r in runs if r.has_gpu_rows(EXPERIMENT)]
+
+
+def newest_perf_run(runs):
+    found = perf_runs(runs)
+    return found[-1] if found else None
+
+
+def _has_cpu_rows(run, impl=None):
+    return any(r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS and impl in (None, r["impl"])
+               for r in run.rows)
+
+
+def newest_cpu_run(runs):
+    """The newest run with CPU rows of openmp_fast, else the newest with CPU rows, else None."""
+    for impl in (CPU_SUBJECT, None):
+        found = next((r for r in reversed(runs) if _has_cpu_rows(r, impl)), None)
+        if found:
+            return found
+    return None
+
+
+# ---- the GPU perf run --------------------------------------------------------
+
+class PerfView:
+    """The perf rows of one run and toolchain."""
+
+    def __init__(self, run, toolchain=None):
+        self.run = run
+        gpu_rows = [r for r in run.rows if r["experiment"] == EXPERIMENT and r["backend"] == "cuda"]
+        self.toolchain = toolchain or gpu_rows[0]["toolchain"]
+        rows = [r for r in gpu_rows if r["toolchain"] == self.toolchain]
+        self.size = rows[0]["size"]
+        self.inputs = list(dict.fromkeys(r["input"] for r in rows))
+        self.floor = rows[0]["floor_impl"]
+        impls = list(dict.fromkeys(r["impl"] for r in rows if r["impl"] != self.floor))
+        self.impls = sorted(impls, key=lambda i: (i != SUBJECT, impls.index(i)))  # the subject first
+        self.failed = [r for r in rows if not r["check"]["passed"]]
+
+    def row(self, impl, input):
+        return find_row(self.run, experiment=EXPERIMENT, toolchain=self.toolchain, impl=impl, input=input)
+
+    def gbps(self, impl, input):
+        row = self.row(impl, input)
+        return row["gbps"] if row else None
+
+    def pct(self, impl, input):
+        """Percent of the read floor on the same input in the same run."""
+        row, floor = self.row(impl, input), self.gbps(self.floor, input)
+        if row is None:
+            return None
+        if row["pct_of_floor"] is not None:
+            return row["pct_of_floor"]
+        return 100 * row["gbps"] / floor if floor else None
+
+    def ratio(self, impl, other, input):
+        a, b = self.gbps(impl, input), self.gbps(other, input)
+        return a / b if a and b else None
+
+    def floor_median(self):
+        values = [g for g in (self.gbps(self.floor, i) for i in self.inputs) if g]
+        return stats.median(values) if values else None
+
+    def hardware(self):
+        return self.run.doc.get("hardware") or {}
+
+    def shared_rates(self):
+        return [r for r in self.hardware().get("shared_rates", []) if r.get("ceiling_gbps")]
+
+
+@dataclass(frozen=True)
+class Check:
+    requirement: str    # as the issue words it
+    input: str
+    measured: object    # percent of floor, or a ratio; None when absent
+    required: float
+    unit: str           # "pct" or "ratio"
+
+    @property
+    def verdict(self):
+        if self.measured is None:
+            return NOT_HERE
+        return MET if self.measured >= self.required else NOT_MET
+
+
+def threshold_checks(view, subject=SUBJECT, baseline=BASELINE):
+    """Issue 6's thresholds for `subject`, one check per input plus the ratio to CUB."""
+    checks = []
+    for input in view.inputs:
+        need = required_pct(input)
+        if need is not None:
+            what = f">= {need:g}% of floor"
+            checks.append(Check(what, input, view.pct(subject, input), need, "pct"))
+    checks.append(Check(f">= {CUB_RATIO:g}x {baseline}", CUB_RATIO_INPUT,
+                        view.ratio(subject, baseline, CUB_RATIO_INPUT), CUB_RATIO, "ratio"))
+    return checks
+
+
+def overall(checks):
+    """'met' when every check is met, 'not met' when one is not, else not measurable."""
+    verdicts = [c.verdict for c in checks]
+    if not verdicts or NOT_HERE in verdicts:
+        return NOT_HERE
+    return MET if all(v == MET for v in verdicts) else NOT_MET
+
+
+def _show(check):
+    return fmt.pct(check.measured) if check.unit == "pct" else fmt.ratio(check.measured, 2)
+
+
+def _required(check):
+    return f"{check.required:g}%" if check.unit == "pct" else f"{check.required:g}x"
+
+
+def _cell(view, impl, input, digits=0):
+    g = view.gbps(impl, input)
+    return f"{fmt.number(g, digits)} ({fmt.pct(view.pct(impl, input))})" if g else fmt.MISSING
+
+
+def gpu_table(view):
+    title = (f"Performance: {view.toolchain}, {view.size:,} bytes, GB/s (percent of the read floor) "
+             f"({view.run.name})")
+    columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in view.impls] + \
+        [f"{SUBJECT} / {BASELINE}"]
+    rows = [[input, fmt.number(view.gbps(view.floor, input), 0)] + [_cell(view, i, input) for i in view.impls]
+            + [fmt.ratio(view.ratio(SUBJECT, BASELINE, input), 2)] for input in view.inputs]
+    notes = [f"GB/s: bytes read over the median time; % floor: over {view.floor}'s GB/s on the same input in the "
+             f"same run; {SUBJECT} / {BASELINE}: ratio of GB/s."]
+    notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
+    return Table(title, columns, rows, notes, align="l" + "r" * (len(columns) - 1))
+
+
+def threshold_table(view):
+    checks = threshold_checks(view)
+    rows = [[c.requirement, c.input, _show(c), _required(c), c.verdict] for c in checks]
+    notes = [f"Issue 6, item 1: {SUBJECT} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
+             f"{', '.join(HIGH_INPUTS)} and distinct_k for k <= {HIGH_MAX_K}; >= {LOW_PCT:g}% on "
+             f"{', '.join(LOW_INPUTS)} and distinct_k for k >= {LOW_MIN_K}; >= {CUB_RATIO:g}x {BASELINE} on "
+             f"{CUB_RATIO_INPUT}. Percents are shown to one decimal; the verdict compares the unrounded figure.",
+             f"All thresholds: {overall(checks)}."]
+    return Table(f"Issue 6 thresholds: {SUBJECT} ({view.run.name})", ["requirement", "input", "measured",
+                                                                       "required", "verdict"],
+                 rows, notes, align="llrrl")
+
+
+def _span(values, digits=1, suffix="%"):
+    values = [v for v in values if v is not None]
+    if not values:
+        return fmt.MISSING
+    low, high = f"{min(values):,.{digits}f}", f"{max(values):,.{digits}f}"
+    return f"{low}{suffix}" if low == high else f"{low}..{high}{suffix}"
+
+
+def hardware_table(view):
+    hw, rates = view.hardware(), view.shared_rates()
+    floor = view.floor_median()
+    title = f"Shared-memory microbenchmark: updates per clock per SM and the ceiling they imply ({view.run.name})"
+    rows = [[r.get("pattern", "?"), fmt.number(r.get("updates_per_clock_sm"), 2), fmt.number(r["ceiling_gbps"], 0),
+             fmt.number(floor, 0), fmt.pct(100 * r["ceiling_gbps"] / floor if floor else None)] for r in rates]
+    if rates:
+        notes = [f"Measured by the study on the same GPU in the same run: {hw.get('sm_count', NOT_RECORDED)} SMs at "
+                 f"{fmt.number(hw.get('sm_clock_mhz'), 0)} MHz, {hw.get('threads_per_block', NOT_RECORDED)} threads "
+                 f"per block, {hw.get('blocks_per_sm', NOT_RECORDED)} blocks per SM. Ceiling: the GB/s of a design "
+                 "that spends one shared update of that pattern per byte.",
+                 f"Read floor: the median of {view.floor}'s GB/s over the run's {len(view.inputs)} inputs."]
+    else:
+        notes = [f"{NOT_HERE}: the run records no shared-memory microbenchmark (top-level \"hardware\")."]
+    return Table(title, ["pattern", "updates / clock / SM", "ceiling GB/s", "read floor GB/s", "ceiling % of floor"],
+                 rows, notes)
+
+
+def kernel_ceiling_table(view):
+    rates = view.shared_rates()
+    impls = view.impls + [view.floor]
+    rows = []
+    for impl in impls:
+        gbps = [view.gbps(impl, i) for i in view.inputs]
+        rows.append([impl, _span(gbps, 0, "")] + [_span([100 * g / r["ceiling_gbps"] if g else None for g in gbps])
+                                                 for r in rates])
+    notes = ["Each cell: the lowest..highest over the run's inputs (one figure where they agree to the digit shown)."]
+    if not rates:
+        notes.append(f"percent of ceiling: {NOT_HERE} (no microbenchmark in the run).")
+    return Table(f"Each kernel against the shared-memory ceilings ({view.run.name})",
+                 ["impl", "GB/s"] + [f"% of {r.get('pattern', '?')} ceiling" for r in rates], rows, notes)
+
+
+def gpu_environment_line(view):
+    run, tc = view.run, view.toolchain
+    driver = find_value(gpu_record(run, tc), "driver_version") or find_value(run.environment, "driver_version")
+    return (f"{gpu_line(run, tc)}, driver {driver or NOT_RECORDED}; toolchain {tc} "
+            f"({toolchain_line(executor_describe(run, tc))})")
+
+
+# ---- the CPU run --------------------------------------------------------------
+
+class CpuView:
+    def __init__(self, run):
+        self.run = run
+        rows = [r for r in run.rows if r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS]
+        self.size = max((r["size"] for r in rows), key=lambda s: sum(r["size"] == s for r in rows))
+        rows = [r for r in rows if r["size"] == self.size]
+        self.rows = rows
+        self.inputs = list(dict.fromkeys(r["input"] for r in rows))
+        self.floor = rows[0]["floor_impl"]
+        self.failed = [r for r in rows if not r["check"]["passed"]]
+
+    def row(self, impl, input):
+        return next((r for e in CPU_EXPERIMENTS for r in find_rows(self.run, experiment=e, backend="cpu",
+                                                                     size=self.size, impl=impl, input=input)), None)
+
+    def gbps(self, impl, input):
+        row = self.row(impl, input)
+        return row["gbps"] if row else None
+
+    def pct(self, impl, input):
+        row = self.row(impl, input)
+        return row["pct_of_floor"] if row else None
+
+    def threads(self, impl):
+        row = next((self.row(impl, i) for i in self.inputs if self.row(impl, i)), None)
+        return row["policy"]["threads"] if row else None
+
+    def compare(self, rival, input):
+        """Bootstrap comparison of openmp_fast's times over the rival's (below 1: fast is faster)."""
+        a, b = self.row(rival, input), self.row(CPU_SUBJECT, input)
+        return stats.compare_samples(a["samples_ms"], b["samples_ms"]) if a and b else None
+
+
+def cpu_ahead(view):
+    """{input: True/False/None}: openmp_fast's median GB/s above every rival's on that input."""
+    out = {}
+    for input in view.inputs:
+        fast = view.gbps(CPU_SUBJECT, input)
+        rivals = [view.gbps(r, input) for r in CPU_RIVALS]
+        out[input] = None if fast is None or None in rivals else all(fast > r for r in rivals)
+    return out
+
+
+def cpu_verdict(view):
+    ahead = cpu_ahead(view)
+    if not ahead or None in ahead.values():
+        return NOT_HERE
+    return MET if all(ahead.values()) else NOT_MET
+
+
+def cpu_margins(view):
+    """(smallest openmp_fast / rival GB/s ratio, rival, input) over every input and rival."""
+    found = [(view.gbps(CPU_SUBJECT, i) / view.gbps(r, i), r, i) for i in view.inputs for r in CPU_RIVALS
+             if view.gbps(CPU_SUBJECT, i) and view.gbps(r, i)]
+    return min(found) if found else None
+
+
+def cpu_table(view):
+    impls = (view.floor, "reference", "openmp_private", CPU_SUBJECT)
+    columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in impls[1:]] + \
+        [f"{CPU_SUBJECT} / {r}" for r in CPU_RIVALS] + ["ahead of both", "bootstrap vs openmp_private"]
+    ahead = cpu_ahead(view)
+    rows = []
+    for input in view.inputs:
+        cells = [input, fmt.number(view.gbps(view.floor, input), 2)]
+        cells += [f"{fmt.number(view.gbps(i, input), 2)} ({fmt.pct(view.pct(i, input))})" if view.gbps(i, input)
+                  else fmt.MISSING for i in impls[1:]]
+        cells += [fmt.ratio(view.gbps(CPU_SUBJECT, input) / view.gbps(r, input), 2)
+                  if view.gbps(CPU_SUBJECT, input) and view.gbps(r, input) else fmt.MISSING for r in CPU_RIVALS]
+        cells.append({True: "yes", False: "NO", None: NOT_HERE}[ahead[input]])
+        c = view.compare("openmp_private", input)
+        cells.append(f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 2)})" if c else fmt.MISSING)
+        rows.append(cells)
+    host = view.run.environment["host"]
+    notes = [f"{host['cpu_model']}, {host['logical_cores']} logical cores; threads: "
+             + ", ".join(f"{i} {view.threads(i)}" for i in impls) + ".",
+             f"GB/s over the median time; % floor: over {view.floor}'s GB/s on the same input in the same run. "
+             "Ahead of both: openmp_fast's median GB/s above reference's and openmp_private's.",
+             f"Bootstrap: openmp_fast's median time over openmp_private's with its {stats.CONFIDENCE:.0%} interval "
+             f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1/{stats.DEFAULT_BAND:g}.",
+             f"openmp_fast ahead of openmp_private and reference on every input (issue 6, item 4): "
+             f"{cpu_verdict(view)}."]
+    notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
+    return Table(f"CPU: {CPU_SUBJECT} against openmp_private and reference, {view.size:,} bytes ({view.run.name})",
+                 columns, rows, notes, align="l" + "r" * (len(columns) - 3) + "ll")
+
+
+# ---- the report ----------------------------------------------------------------
+
+def perf_tables(perf_run, cpu_run):
+    if perf_run:
+        view = PerfView(perf_run)
+        tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
+    else:
+        tables = [Table("Performance (GPU)", ["input"], [],
+                        [f"{NOT_HERE}: no run in data/runs holds GPU rows of the perf experiment."])]
+    if cpu_run and _has_cpu_rows(cpu_run, CPU_SUBJECT):
+        tables.append(cpu_table(CpuView(cpu_run)))
+    else:
+        tables.append(Table("Performance (CPU)", ["input"], [],
+                            [f"{NOT_HERE}: no run in data/runs holds CPU rows of {CPU_SUBJECT}."]))
+    return tables

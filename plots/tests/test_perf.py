@@ -1,0 +1,163 @@
+"""plots/perf.py: issue 6's threshold verdicts on small SYNTHETIC perf runs,
+written to temporary directories (never data/) and read back through the schema."""
+import copy
+import pathlib
+import tempfile
+import unittest
+
+from plots import perf
+from plots.results import load_run
+from plots.tests import fixtures, synthetic
+
+SIZE = 1 << 30
+TC = "nvcc 13.0.88"
+INPUTS = ("uniform", "lesson_english", "prose", "one_byte", "distinct_256", "distinct_64", "distinct_32", "distinct_1")
+FLOOR_GBPS = 4000.0
+
+
+def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=perf.EXPERIMENT,
+         floor="read_floor", size=SIZE, threads=0):
+    ms = size / gbps / 1e6
+    samples = [ms * f for f in (0.99, 1.0, 1.01)]
+    row = copy.deepcopy(template)
+    row.update({"experiment": experiment, "impl": impl, "backend": backend, "toolchain": toolchain, "input": input,
+                "size": size, "bytes_read": size, "samples_ms": samples, "gbps": gbps, "floor_impl": floor,
+                "pct_of_floor": None, "global_atomics": None, "lesson_mean_ms": None,
+                "check": {"passed": True, "detail": ""},
+                "summary_ms": {"median": ms, "min": samples[0], "max": samples[-1], "p10": samples[0],
+                               "p90": samples[-1], "mean": ms}})
+    row["policy"] = dict(row["policy"], threads=threads)
+    return row
+
+
+def _attach_floors(rows):
+    for row in rows:
+        floor = next(f for f in rows if f["impl"] == row["floor_impl"] and f["input"] == row["input"])
+        row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"]
+    return rows
+
+
+def perf_doc(subject_pct, cub_pct, hardware=True):
+    """A perf run: read_floor at FLOOR_GBPS; lane_shared and cub at the given percents ({input: pct})."""
+    base = fixtures.real_run_doc()
+    doc = fixtures.cpu_only_doc(base)
+    doc["environment"]["gpu_absent"] = None
+    doc["environment"]["executors"].append({"toolchain": TC, "describe": {"device": synthetic.GPU}})
+    template = doc["rows"][0]
+    rows = []
+    for input in INPUTS:
+        rows.append(_row(template, "read_floor", input, FLOOR_GBPS))
+        for impl, pcts in ((perf.SUBJECT, subject_pct), (perf.BASELINE, cub_pct)):
+            if input in pcts:
+                rows.append(_row(template, impl, input, FLOOR_GBPS * pcts[input] / 100))
+    doc["rows"] = _attach_floors(rows)
+    if hardware:
+        doc["hardware"] = {"shared_rates": [{"pattern": "atomic_distinct", "updates_per_clock_sm": 10.0,
+                                             "ceiling_gbps": 5000.0}],
+                           "sm_count": 100, "sm_clock_mhz": 5000.0, "threads_per_block": 1024, "blocks_per_sm": 2}
+    return doc
+
+
+def load(tmp, name, doc):
+    path = pathlib.Path(tmp) / name
+    synthetic.write_json(path, doc)
+    return load_run(path)
+
+
+def verdicts(run):
+    return {(c.input, c.unit): c.verdict for c in perf.threshold_checks(perf.PerfView(run))}
+
+
+class RequiredPct(unittest.TestCase):
+    def test_issue_6_thresholds_per_input(self):
+        self.assertEqual(perf.required_pct("uniform"), 75.0)
+        self.assertEqual(perf.required_pct("lesson_english"), 95.0)
+        self.assertEqual(perf.required_pct("one_byte"), 95.0)
+        self.assertEqual(perf.required_pct("distinct_32"), 95.0)
+        self.assertEqual(perf.required_pct("distinct_1"), 95.0)
+        self.assertEqual(perf.required_pct("distinct_64"), 75.0)
+        self.assertEqual(perf.required_pct("distinct_256"), 75.0)
+        self.assertIsNone(perf.required_pct("distinct_48"))   # the issue sets none between 32 and 64
+        self.assertIsNone(perf.required_pct("/tmp/some.bin"))
+
+
+class Verdicts(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if fixtures.real_run_doc() is None:
+            raise unittest.SkipTest("no run file with lesson rows in data/runs")
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def test_all_met(self):
+        subject = {i: (80.0 if perf.required_pct(i) == 75.0 else 96.0) for i in INPUTS}
+        cub = {i: 50.0 for i in INPUTS}  # 80 / 50 = 1.6x on uniform
+        run = load(self.tmp.name, "met.json", perf_doc(subject, cub))
+        checks = perf.threshold_checks(perf.PerfView(run))
+        self.assertEqual(len(checks), len(INPUTS) + 1)
+        self.assertTrue(all(c.verdict == perf.MET for c in checks), [(c.input, c.verdict) for c in checks])
+        self.assertEqual(perf.overall(checks), perf.MET)
+
+    def test_boundaries_and_misses(self):
+        subject = {i: 96.0 for i in INPUTS}
+        subject.update({"one_byte": 94.99, "prose": 95.0, "distinct_64": 74.9, "uniform": 75.0})
+        cub = {i: 50.5 for i in INPUTS}   # 75 / 50.5 = 1.485x: just under 1.5x
+        run = load(self.tmp.name, "miss.json", perf_doc(subject, cub))
+        v = verdicts(run)
+        self.assertEqual(v[("one_byte", "pct")], perf.NOT_MET)
+        self.assertEqual(v[("prose", "pct")], perf.MET)           # exactly the threshold meets it
+        self.assertEqual(v[("distinct_64", "pct")], perf.NOT_MET)
+        self.assertEqual(v[("uniform", "pct")], perf.MET)
+        self.assertEqual(v[("uniform", "ratio")], perf.NOT_MET)
+        self.assertEqual(perf.overall(perf.threshold_checks(perf.PerfView(run))), perf.NOT_MET)
+
+    def test_missing_rows_are_not_measurable(self):
+        subject = {i: 99.0 for i in INPUTS if i != "distinct_1"}
+        run = load(self.tmp.name, "gap.json", perf_doc(subject, {}, hardware=False))
+        v = verdicts(run)
+        self.assertEqual(v[("distinct_1", "pct")], perf.NOT_HERE)
+        self.assertEqual(v[("uniform", "ratio")], perf.NOT_HERE)   # no cub rows
+        self.assertEqual(perf.overall(perf.threshold_checks(perf.PerfView(run))), perf.NOT_HERE)
+        self.assertIn("not measurable here", perf.hardware_table(perf.PerfView(run)).markdown())
+
+    def test_hardware_ceiling_percent(self):
+        subject = {i: 100.0 for i in INPUTS}
+        run = load(self.tmp.name, "hw.json", perf_doc(subject, {}))
+        text = perf.kernel_ceiling_table(perf.PerfView(run)).markdown()
+        self.assertIn(f"| {perf.SUBJECT} | 4,000 | 80.0% |", text)  # 4000 of a 5000 GB/s ceiling
+
+    def test_cpu_verdict(self):
+        doc = perf_doc({}, {}, hardware=False)
+        template = doc["rows"][0]
+        rows = []
+        for input, fast in (("uniform", 6.0), ("one_byte", 4.0)):
+            for impl, gbps, threads in (("openmp_read_floor", 20.0, 2), ("reference", 2.0, 1),
+                                        ("openmp_private", 5.0, 2), (perf.CPU_SUBJECT, fast, 2)):
+                rows.append(_row(template, impl, input, gbps, backend="cpu", toolchain="cpu", experiment="lesson",
+                                 floor="openmp_read_floor", size=1 << 26, threads=threads))
+        doc["rows"] = _attach_floors(rows)
+        view = perf.CpuView(load(self.tmp.name, "cpu.json", doc))
+        self.assertEqual(perf.cpu_ahead(view), {"uniform": True, "one_byte": False})
+        self.assertEqual(perf.cpu_verdict(view), perf.NOT_MET)
+
+    def test_make_all_reports_the_verdicts(self):
+        from plots.tests.test_make_all import build
+        subject = {i: (80.0 if perf.required_pct(i) == 75.0 else 96.0) for i in INPUTS}
+        subject["distinct_32"] = 90.0
+        runs = {"20990101T000000Z_cpu.json": fixtures.cpu_only_doc(fixtures.real_run_doc()),
+                "20990102T000000Z_perf.json": perf_doc(subject, {i: 50.0 for i in INPUTS})}
+        data = fixtures.data_dir(self.tmp.name, runs)
+        out = pathlib.Path(self.tmp.name) / "paper"
+        build(data, out)
+        table = (out / "tables" / "perf.md").read_text()
+        self.assertIn("| >= 95% of floor | distinct_32 | 90.0% | 95% | not met |", table)
+        self.assertIn("| >= 1.5x cub | uniform | 1.60x | 1.5x | met |", table)
+        self.assertIn("All thresholds: not met.", table)
+        self.assertIn("data/runs/20990102T000000Z_perf.json", table.splitlines()[0])
+        self.assertIn("the issue's GPU requirement is **not met**", (out / "paper.md").read_text())
+
+
+if __name__ == "__main__":
+    unittest.main()
