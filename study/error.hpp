@@ -3,7 +3,6 @@
 // prints it and exits non-zero.
 #pragma once
 #include <stdexcept>
-#include <string>
 
 namespace hs {
 
@@ -23,7 +22,5 @@ class Unavailable : public Error {
  public:
   using Error::Error;
 };
-
-[[noreturn]] void fail(const std::string& message);
 
 }  // namespace hs

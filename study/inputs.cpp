@@ -156,8 +156,6 @@ std::span<const std::uint8_t> lesson_english_unit() {
   return unit;
 }
 
-std::string_view prose_paragraph() { return kProse; }
-
 void fill_synthetic(const InputSpec& spec, std::uint64_t offset, std::span<std::uint8_t> out) {
   using K = InputSpec::Kind;
   switch (spec.kind) {

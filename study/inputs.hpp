@@ -45,8 +45,7 @@ std::vector<std::uint8_t> make_input(const InputSpec& spec, std::uint64_t size);
 // inputs always can): lets a run fail before any work is done.
 void check_readable(const InputSpec& spec);
 
-// The 677-byte lesson_english unit and the prose paragraph, for docs and tests.
+// The 677-byte lesson_english unit, for tests.
 std::span<const std::uint8_t> lesson_english_unit();
-std::string_view prose_paragraph();
 
 }  // namespace hs

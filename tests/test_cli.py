@@ -114,6 +114,11 @@ class Generate(unittest.TestCase):
         e(self, "run", "--experiment", "bogus", "--no-save", code=2, says="unknown experiment")
         e(self, "run", "--size", "1x", "--no-save", code=2, says="unknown unit")
         e(self, "run", "--impl", "reference", "--input", "/nonexistent", "--no-save", says="cannot open")
+        if b"cubins" in run("--help").stdout:  # built with CUDA
+            e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
+        if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
+            e(self, "run", "--experiment", "perf", "--no-save", says="needs the GPU kernels")
+            e(self, "run", "--impl", "lane_shared", "--no-save", says="cannot run here")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,0 @@
-#include "study/error.hpp"
-
-namespace hs {
-
-void fail(const std::string& message) { throw Error(message); }
-
-}  // namespace hs
