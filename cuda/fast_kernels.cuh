@@ -1,10 +1,12 @@
 // Our fastest byte histogram. Device code only (nvcc compiles it into the
 // binary, NVRTC at run time).
 //
-//   lane_shared  hs_lane_shared<Counter>: 256 x 32 counters a block, one
-//                column per lane position in that lane's own bank, shared by
-//                all the block's warps; every byte is one shared atomic that
-//                never meets a bank conflict, at full occupancy.
+//   lane_shared  hs_lane_shared, then hs_fold_rows<Counter>: 256 x 32
+//                counters a block, one column per lane position in that
+//                lane's own bank, shared by all the block's warps; every byte
+//                is one shared atomic that never meets a bank conflict, at
+//                full occupancy; blocks store their sums, a second kernel
+//                folds them into the bins.
 //                                        build/histostudy run --impl lane_shared -s 1GiB
 //
 // Why: a shared histogram whose lanes hit random bins meets bank conflicts
@@ -37,18 +39,30 @@
 //     copy per warp with 16-byte loads: 52% uniform, 72% text, 23%
 //     one_byte; choosing between the two per tile: 22-50% (20261129T120442Z).
 //
-// Open: a fixed cost of about 50 us a launch, which grows with the blocks a
-// launch runs (16 MiB of uniform bytes: 0.019 ms with grid 132, 0.054 with
-// 528, 0.204 with 2112; unsaved comparison, 2026-11-29 12:27Z), so at the
-// lesson's 64 MiB cub is faster (0.040 ms against 0.068). Not yet explained.
+// The merge: each block stores its 256 sums as one row (plain stores) and a
+// second kernel, hs_fold_rows, adds 32 rows a block into the bins. Merging
+// straight into the bins with 256 atomicAdds a block (the lesson's way)
+// cost a fixed time that grew with the grid, about 0.35 ns an atomic: the
+// same 256 addresses on eight 128-byte lines, served one after another.
+// Both in one call (data/explorations/20261129T1252Z_merge, uniform bytes):
+//   - 16 MiB, grid 132 / 528 / 2112: atomics 0.0198 / 0.0553 / 0.204 ms,
+//     rows 0.0120 / 0.0145 / 0.0276 ms (read floor 0.0064);
+//   - the lesson's 67,109,475 bytes: 0.0679 against 0.0269 ms (cub 0.0403);
+//   - 1 GiB, 13 inputs: 92.9-94.2% against 96.4-97.9% of the read floor;
+//     two waves of blocks (grid 1056) instead of one: 95.4-96.2%.
+// Starting each block's atomics at its own bin had not helped (0.0678 ms
+// against 0.0686 at 64 MiB, unsaved, 2026-11-29 12:27Z).
 //
-// Launch assumptions: blockDim.x a multiple of 32 (full-warp sums at the
-// end) and at most HS_LANE_SHARED_MAX_BLOCK; any grid; any n including 0 and
-// > 4 GiB; 32 KiB of dynamic shared memory (HS_LANE_SHARED_WORDS words); the
-// bytes one block counts in one launch stay below 2^32, so no 32-bit
-// counter overflows (cuda/variants.cpp checks it).
+// Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32
+// (full-warp sums at the end) and at most HS_LANE_SHARED_MAX_BLOCK; any
+// grid, with room for gridDim.x rows; any n including 0 and > 4 GiB; 32 KiB
+// of dynamic shared memory (HS_LANE_SHARED_WORDS words); the bytes one block
+// counts in one launch stay below 2^32, so no 32-bit counter or row entry
+// overflows (cuda/variants.cpp checks it).
 #ifndef HISTOSTUDY_FAST_KERNELS_CUH
 #define HISTOSTUDY_FAST_KERNELS_CUH
+
+#include "floor_kernels.cuh"  // hs_align_input, hs_for_edge_bytes
 
 #define HS_LANE_SHARED_WORDS (256 * 32)
 // 16-byte loads a lane per tile, prefetched a tile ahead: 2 beat 4 and 8
@@ -57,6 +71,10 @@
 // At 1024 threads a block the kernel needs more registers than a block may
 // have (cudaErrorLaunchOutOfResources on the H200).
 #define HS_LANE_SHARED_MAX_BLOCK 512
+// hs_fold_rows: HS_FOLD_GROUPS threads a bin, each adding every
+// HS_FOLD_GROUPS-th row, so a block of 32 rows has 8 loads a thread.
+#define HS_FOLD_GROUPS 4
+#define HS_FOLD_BLOCK (256 * HS_FOLD_GROUPS)
 
 extern __shared__ unsigned int hs_lane_columns[];
 
@@ -81,11 +99,11 @@ __device__ __forceinline__ void hs_count_word(unsigned* column, unsigned w) {
 // warps in tiles of 32 x HS_LANE_SHARED_UNROLL vectors, each lane's next
 // tile loaded while it counts the current one; single-byte loads for the
 // < 16 head and tail bytes. Contends on: no bank within an instruction; the
-// block's warps on the same words (atomics); the global bins with exactly
-// 256 atomicAdds per block.
-template <typename Counter>
+// block's warps on the same words (atomics); nothing global: the block
+// stores its 256 sums as row blockIdx.x of `rows` (32-bit, plain stores),
+// and hs_fold_rows adds the rows into the bins.
 __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
-    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, Counter* __restrict__ out,
+    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, unsigned* __restrict__ rows,
                    unsigned slice) {
   (void)slice;
   constexpr int kUnroll = HS_LANE_SHARED_UNROLL;
@@ -96,14 +114,9 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
   for (unsigned i = threadIdx.x; i < HS_LANE_SHARED_WORDS; i += blockDim.x) hs_lane_columns[i] = 0u;
   __syncthreads();
 
-  const unsigned long long misalign = (unsigned long long)data & 15ull;
-  unsigned long long head = misalign ? 16ull - misalign : 0ull;
-  if (head > n) head = n;
-  const unsigned long long vectors = (n - head) >> 4;
-  const unsigned long long body_end = head + (vectors << 4);
-  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(data + head);
+  const hs_aligned_input in = hs_align_input(data, n);
   const unsigned long long tile_vectors = 32ull * kUnroll;
-  const unsigned long long tiles = (vectors + tile_vectors - 1) / tile_vectors;
+  const unsigned long long tiles = (in.vectors + tile_vectors - 1) / tile_vectors;
   const unsigned long long tile_stride = (unsigned long long)gridDim.x * warps;
 
   uint4 cur[kUnroll], next[kUnroll];
@@ -111,17 +124,17 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
   unsigned long long t = (unsigned long long)blockIdx.x * warps + warp;
   for (int u = 0; u < kUnroll; ++u) {
     const unsigned long long v = t * tile_vectors + u * 32u + lane;
-    cur[u] = t < tiles && v < vectors ? body[v] : none;
+    cur[u] = t < tiles && v < in.vectors ? in.body[v] : none;
   }
   for (; t < tiles; t += tile_stride) {
     const unsigned long long after = t + tile_stride;
     for (int u = 0; u < kUnroll; ++u) {
       const unsigned long long v = after * tile_vectors + u * 32u + lane;
-      next[u] = after < tiles && v < vectors ? body[v] : none;
+      next[u] = after < tiles && v < in.vectors ? in.body[v] : none;
     }
     const unsigned long long first = t * tile_vectors + lane;
     for (int u = 0; u < kUnroll; ++u) {
-      if (first + u * 32u >= vectors) break;
+      if (first + u * 32u >= in.vectors) break;
       hs_count_word(column, cur[u].x);
       hs_count_word(column, cur[u].y);
       hs_count_word(column, cur[u].z);
@@ -131,19 +144,44 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
   }
   const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned long long threads = (unsigned long long)gridDim.x * blockDim.x;
-  for (unsigned long long i = thread; i < head; i += threads) atomicAdd(column + data[i] * 32u, 1u);
-  for (unsigned long long i = body_end + thread; i < n; i += threads) atomicAdd(column + data[i] * 32u, 1u);
+  hs_for_edge_bytes(in, data, n, thread, threads, [column](unsigned char b) { atomicAdd(column + b * 32u, 1u); });
   __syncthreads();
-  // Warp w sums bins w, w + warps, ...: a bin's 32 columns, then one global
-  // atomic. The blocks of a wave finish together, so each starts at its own
-  // bin to spread their atomics over the 256 addresses. (It was meant to
-  // remove a fixed cost of about 50 us a launch, but measured no different:
-  // 0.0678 ms against 0.0686 at 64 MiB; see "Open" above.)
-  for (unsigned i = warp; i < 256u; i += warps) {
-    const unsigned b = (i + blockIdx.x) & 255u;
+  // Warp w sums bins w, w + warps, ...: a bin's 32 columns into the row.
+  unsigned* row = rows + (unsigned long long)blockIdx.x * 256u;
+  for (unsigned b = warp; b < 256u; b += warps) {
     const unsigned sum = hs_warp_sum(hs_lane_columns[b * 32u + lane]);
-    if (lane == 0) atomicAdd(&out[b], Counter(sum));
+    if (lane == 0) row[b] = sum;
   }
+}
+
+// Reads: `rows` rows of 256 32-bit counts (what hs_lane_shared just stored,
+// so from L2), block b taking rows b * per, ..., b * per + per - 1 for
+// per = ceil(rows / gridDim.x); thread t adds bin t % 256 of every
+// HS_FOLD_GROUPS-th of them, so a block has HS_FOLD_GROUPS loads in flight
+// per bin, and the groups meet in shared memory. Contends on: the global
+// bins, one atomicAdd a bin a block: gridDim.x per bin. Launch assumptions:
+// blockDim.x = HS_FOLD_BLOCK; any grid; a bin's sum fits Counter (64-bit
+// when n x runs could overflow 32 bits). `n` is unused.
+template <typename Counter>
+__global__ void __launch_bounds__(HS_FOLD_BLOCK)
+    hs_fold_rows(const unsigned* __restrict__ partial, unsigned long long n, Counter* __restrict__ out,
+                 unsigned rows) {
+  (void)n;
+  __shared__ Counter group_sums[HS_FOLD_GROUPS][256];
+  const unsigned bin = threadIdx.x & 255u;
+  const unsigned group = threadIdx.x >> 8;
+  const unsigned per = (rows + gridDim.x - 1) / gridDim.x;
+  const unsigned first = blockIdx.x * per;
+  const unsigned last = first >= rows ? first : (rows - first < per ? rows : first + per);
+  Counter sum = 0;
+#pragma unroll 8
+  for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS)
+    sum += partial[(unsigned long long)r * 256u + bin];
+  group_sums[group][bin] = sum;
+  __syncthreads();
+  if (group != 0) return;
+  for (unsigned g = 1; g < HS_FOLD_GROUPS; ++g) sum += group_sums[g][bin];
+  atomicAdd(&out[bin], sum);
 }
 
 #endif  // HISTOSTUDY_FAST_KERNELS_CUH

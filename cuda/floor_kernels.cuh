@@ -58,6 +58,35 @@ __global__ void hs_sum_bytes(const unsigned char* __restrict__ data, unsigned lo
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
 
+// The input as the 16-byte loads see it: `head` (< 16) bytes before the
+// first 16-byte-aligned address, `vectors` aligned uint4 from there
+// (`body`), and the < 16 tail bytes from `body_end` to n.
+struct hs_aligned_input {
+  unsigned long long head, vectors, body_end;
+  const uint4* body;
+};
+
+__device__ __forceinline__ hs_aligned_input hs_align_input(const unsigned char* data, unsigned long long n) {
+  const unsigned long long misalign = (unsigned long long)data & 15ull;
+  hs_aligned_input in;
+  in.head = misalign ? 16ull - misalign : 0ull;
+  if (in.head > n) in.head = n;
+  in.vectors = (n - in.head) >> 4;
+  in.body_end = in.head + (in.vectors << 4);
+  in.body = reinterpret_cast<const uint4*>(data + in.head);
+  return in;
+}
+
+// Calls f(byte) for the head and tail bytes that `in`'s vectors leave out,
+// thread `first` of `stride` taking every stride-th one.
+template <typename F>
+__device__ __forceinline__ void hs_for_edge_bytes(const hs_aligned_input& in, const unsigned char* data,
+                                                  unsigned long long n, unsigned long long first,
+                                                  unsigned long long stride, F f) {
+  for (unsigned long long i = first; i < in.head; i += stride) f(data[i]);
+  for (unsigned long long i = in.body_end + first; i < n; i += stride) f(data[i]);
+}
+
 // Reads: every byte once; 16-byte (uint4) loads over the 16-byte-aligned
 // body, grid-stride over vectors; single-byte loads for the < 16 head bytes
 // before the first aligned address and the < 16 tail bytes after the body.
@@ -69,20 +98,13 @@ __global__ void hs_read_floor(const unsigned char* __restrict__ data, unsigned l
   (void)slice;
   const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
-  const unsigned long long misalign = (unsigned long long)data & 15ull;
-  unsigned long long head = misalign ? 16ull - misalign : 0ull;
-  if (head > n) head = n;
-  const unsigned long long vectors = (n - head) >> 4;
-  const unsigned long long body_end = head + (vectors << 4);
-  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(data + head);
-
+  const hs_aligned_input in = hs_align_input(data, n);
   unsigned long long sum = 0;
-  for (unsigned long long v = tid; v < vectors; v += stride) {
-    const uint4 q = body[v];
+  for (unsigned long long v = tid; v < in.vectors; v += stride) {
+    const uint4 q = in.body[v];
     sum += __vsadu4(q.x, 0u) + __vsadu4(q.y, 0u) + __vsadu4(q.z, 0u) + __vsadu4(q.w, 0u);  // <= 4080
   }
-  for (unsigned long long i = tid; i < head; i += stride) sum += data[i];                // head: < 16 bytes
-  for (unsigned long long i = body_end + tid; i < n; i += stride) sum += data[i];        // tail: < 16 bytes
+  hs_for_edge_bytes(in, data, n, tid, stride, [&sum](unsigned char b) { sum += b; });  // < 32 bytes
   sum = hs_block_sum(sum);
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }

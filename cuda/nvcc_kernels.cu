@@ -31,8 +31,9 @@ const std::vector<std::pair<std::string_view, const void*>>& kernel_table() {
        reinterpret_cast<const void*>(&hs_partitioned<unsigned long long, 64>)},
       {"hs_partitioned<unsigned long long, 32>",
        reinterpret_cast<const void*>(&hs_partitioned<unsigned long long, 32>)},
-      {"hs_lane_shared<unsigned int>", reinterpret_cast<const void*>(&hs_lane_shared<unsigned int>)},
-      {"hs_lane_shared<unsigned long long>", reinterpret_cast<const void*>(&hs_lane_shared<unsigned long long>)},
+      {"hs_lane_shared", reinterpret_cast<const void*>(&hs_lane_shared)},
+      {"hs_fold_rows<unsigned int>", reinterpret_cast<const void*>(&hs_fold_rows<unsigned int>)},
+      {"hs_fold_rows<unsigned long long>", reinterpret_cast<const void*>(&hs_fold_rows<unsigned long long>)},
   };
   return table;
 }

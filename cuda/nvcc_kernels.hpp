@@ -9,7 +9,7 @@
 namespace hs::gpu::nvcc {
 
 // (name expression, host stub to pass to cudaLaunchKernel), one per
-// instantiation in cuda/floor_kernels.cuh and cuda/lesson_kernels.cuh.
+// instantiation in cuda/*_kernels.cuh.
 const std::vector<std::pair<std::string_view, const void*>>& kernel_table();
 
 // "13.0.88": the nvcc that compiled the kernels (__CUDACC_VER_*__).

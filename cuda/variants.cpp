@@ -189,6 +189,9 @@ constexpr int kLaneSharedBlock = 512;
 constexpr int kLaneSharedMaxBlock = 512;  // HS_LANE_SHARED_MAX_BLOCK, the kernel's __launch_bounds__
 // Vectors a warp takes at a time: 32 lanes x HS_LANE_SHARED_UNROLL loads.
 constexpr std::uint64_t kLaneSharedTileBytes = 32 * 2 * 16;
+// Its blocks' rows (1 KiB each) live in global memory: up to 256 MiB.
+constexpr int kLaneSharedMaxGrid = 1 << 18;
+constexpr unsigned kFoldBlock = 1024;  // HS_FOLD_BLOCK: four threads a bin
 // The runtime keeps 1 KiB of shared memory per block (CUDA C++ Programming
 // Guide, "Shared Memory", compute capability 8.x and 9.0).
 constexpr std::uint64_t kReservedSharedPerBlock = 1024;
@@ -209,6 +212,9 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
                      " (whole warps for its warp sums; registers allow no more)");
   if (requested.grid == 0) requested.grid = one_wave(requested.block, kLaneColumnsBytes, limits);
   LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
+  if (p.grid > kLaneSharedMaxGrid)
+    throw UsageError("lane_shared: grid " + std::to_string(p.grid) + " is over " +
+                     std::to_string(kLaneSharedMaxGrid) + " (one 1 KiB row of partial counts a block; 0: one wave)");
   p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
   p.shared_bytes = kLaneColumnsBytes;  // dynamic
   check_shared(p, limits, "lane_shared");
@@ -222,9 +228,12 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
   return p;
 }
 
+// Each block stores its row; the fold adds every row into the bins.
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_lane_shared<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block),
-           std::size_t(p.shared_bytes), 0}};
+  return {{"hs_lane_shared", unsigned(p.grid), unsigned(p.block), std::size_t(p.shared_bytes), 0, Buffer::input,
+           Buffer::rows},
+          {"hs_fold_rows<" + counter_type(p.counter_bits) + ">", unsigned(fold_blocks(unsigned(p.grid))),
+           kFoldBlock, 0, unsigned(p.grid), Buffer::rows, Buffer::result}};
 }
 
 // ---- cub ----------------------------------------------------------------
@@ -249,13 +258,13 @@ std::vector<KernelLaunch> plan_library(const LaunchPolicy&, std::uint64_t) { ret
 
 const std::vector<std::string>& kernel_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {"hs_sum_bytes", "hs_read_floor"};
+    std::vector<std::string> v = {"hs_sum_bytes", "hs_read_floor", "hs_lane_shared"};
     for (int bits : {32, 64}) {
       v.push_back("hs_global<" + counter_type(bits) + ">");
       v.push_back("hs_per_block<" + counter_type(bits) + ">");
       v.push_back("hs_per_warp<" + counter_type(bits) + ">");
       for (int passes : {1, 2, 4, 8}) v.push_back(partitioned_kernel(bits, kBins / passes));
-      v.push_back("hs_lane_shared<" + counter_type(bits) + ">");
+      v.push_back("hs_fold_rows<" + counter_type(bits) + ">");
     }
     return v;
   }();

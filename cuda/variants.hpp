@@ -25,15 +25,28 @@ struct DeviceLimits {
   std::size_t shared_per_sm = 64 << 10;
 };
 
+// What a kernel argument points at: the loaded input, the run's result
+// (the bins, or the floors' byte sum), or the executor's rows: one
+// 256-counter 32-bit row per block of the kernel that writes them.
+enum class Buffer { input, result, rows };
+
 // One kernel launch of a run. Every kernel has the same parameter list,
-// (const unsigned char* data, unsigned long long n, Out* out, unsigned slice),
-// so the nvcc and NVRTC executors launch any of them the same way.
+// (const In* in, unsigned long long n, Out* out, unsigned slice), n being
+// the input's length, so the nvcc and NVRTC executors launch any of them
+// the same way.
 struct KernelLaunch {
   std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
   unsigned slice = 0;        // the kernel's last argument (partitioned: the pass's first bin)
+  Buffer in = Buffer::input, out = Buffer::result;
 };
+
+// lane_shared's blocks store one row each; hs_fold_rows adds up to this many
+// rows a block into the bins, so a run makes ceil(grid / 32) x 256 global
+// atomics. (32: a 528-row default grid folds in 17 blocks.)
+constexpr unsigned kFoldRowsPerBlock = 32;
+constexpr std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + kFoldRowsPerBlock - 1) / kFoldRowsPerBlock; }
 
 struct Variant {
   // Fills the defaults of `requested` (grid, block, copies, passes, shared
@@ -46,7 +59,7 @@ struct Variant {
 };
 
 // Every kernel instantiation a plan can name (the name expressions of
-// cuda/floor_kernels.cuh and cuda/lesson_kernels.cuh): what the nvcc
+// cuda/*_kernels.cuh): what the nvcc
 // executor's table holds and what an NVRTC build must add with
 // nvrtcAddNameExpression.
 const std::vector<std::string>& kernel_names();

@@ -275,7 +275,7 @@ int main(int argc, char** argv) {
 
   RunOptions run_opt;
   auto* run = app.add_subcommand("run", "Run the study; write data/runs/<date>_<gpu>_<toolchains>.json");
-  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks (default: lesson,sweep)");
+  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks, perf (default: lesson,sweep; see list)");
   run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
   run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");

@@ -4,8 +4,8 @@
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
+#include "cuda/variants.hpp"  // plain C++: the fold's shape for lane_shared's declared atomics
 #if HISTOSTUDY_HAVE_CUDA
-#include "cuda/variants.hpp"
 #define HS_GPU(variant) &gpu::variant
 #else
 #define HS_GPU(variant) nullptr
@@ -22,6 +22,10 @@ std::optional<std::uint64_t> one_atomic_per_byte(const LaunchPolicy&, std::uint6
 // Every block merges all 256 bins once, whatever the passes or copies.
 std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uint64_t) {
   return std::uint64_t(p.grid) * kBins;
+}
+// Blocks store rows; each fold block merges all 256 bins once.
+std::optional<std::uint64_t> one_merge_per_fold_block(const LaunchPolicy& p, std::uint64_t) {
+  return gpu::fold_blocks(std::uint64_t(p.grid)) * kBins;
 }
 std::optional<std::uint64_t> hidden_by_library(const LaunchPolicy&, std::uint64_t) { return std::nullopt; }
 
@@ -70,8 +74,9 @@ const std::vector<Implementation> kImplementations = {
      "P passes over the input, each privatizing 256/P bins (the lesson's exercise)", true, false,
      reads_input_per_pass, one_merge_per_block, nullptr, nullptr, HS_GPU(kPartitioned)},
     {"lane_shared", Backend::cuda, "cuda/fast_kernels.cuh",
-     "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics at full occupancy",
-     true, false, reads_input_once, one_merge_per_block, nullptr, nullptr, HS_GPU(kLaneShared)},
+     "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics at full "
+     "occupancy; blocks store their sums, a second kernel folds them",
+     true, false, reads_input_once, one_merge_per_fold_block, nullptr, nullptr, HS_GPU(kLaneShared)},
     {"cub", Backend::cuda, "cuda/cub_histogram.cu", "cub::DeviceHistogram::HistogramEven: the library peer",
      true, false, reads_input_once, hidden_by_library, nullptr, nullptr, HS_GPU(kCub)},
 };

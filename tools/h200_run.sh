@@ -13,7 +13,7 @@
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
 # Stages: unpack build test sanitize study perf blocks (default: all, in
-# that order); the logs are bundled at the end. The build
+# that order) and profile (on request); the logs are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
 set -euo pipefail
@@ -88,6 +88,23 @@ blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blo
 bundle() { (cd "$OUT" && find . -maxdepth 3 -type f ! -name '*.json' ! -name logs.tar.gz -print0 |
             tar --null -czf logs.tar.gz -T - --remove-files); }
 
+# Not in the default stages: each kernel's own duration (Nsight Compute,
+# clocks left alone) for lane_shared's two kernels, cub's and the read floor
+# at the lesson's size, where launch gaps matter.
+profile() {
+  ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
+    "$HS" run --impl lane_shared,cub --input uniform,one_byte --warmups 0 --reps 3 --no-save \
+    >"$OUT/profile.csv" 2>"$OUT/profile.err" || { tail -5 "$OUT/profile.err"; return 1; }
+  python3 -c 'import csv, collections, sys
+lines = list(csv.reader(open(sys.argv[1])))
+head = next(r for r in lines if "Kernel Name" in r)
+rows = [r for r in lines[lines.index(head) + 1:] if len(r) == len(head)]
+name, value = head.index("Kernel Name"), head.index("Metric Value")
+times = collections.defaultdict(list)
+for r in rows: times[r[name][:60]].append(float(r[value].replace(",", "")))
+for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v)//2]:>10.0f} ns (min {min(v):.0f})")' "$OUT/profile.csv"
+}
+
 # The default study (lesson + sweep), the three toolchains interleaved case
 # by case; every row is checked bin for bin before it is timed. The sm_90
 # cubins the two NVRTCs build here are kept too: their SHA-256 should equal
@@ -108,17 +125,19 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study perf blocks)
+known=" unpack build test sanitize study perf blocks profile "
+for stage in "${stages[@]}"; do
+  [[ "$known" == *" $stage "* ]] ||
+    { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }
+done
+# A failed stage stops the later ones; the logs are bundled either way.
+rc=0
 for stage in "${stages[@]}"; do
   echo "== $stage"
   case "$stage" in
-    unpack) unpack ;;
-    build) build ;;
     test) test_gpu ;;
-    sanitize) sanitize ;;
-    study) study ;;
-    perf) perf ;;
-    blocks) blocks ;;
-    *) echo "unknown stage $stage (stages: unpack build test sanitize study perf blocks; here: pack)" >&2; exit 2 ;;
-  esac
+    *) "$stage" ;;
+  esac || { rc=$?; echo "== $stage failed (exit $rc)"; break; }
 done
 bundle
+exit $rc
