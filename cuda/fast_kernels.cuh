@@ -5,8 +5,8 @@
 //                counters a block, one column per lane position in that
 //                lane's own bank, shared by all the block's warps; every byte
 //                is one shared atomic that never meets a bank conflict, at
-//                full occupancy; blocks store their sums, a second kernel
-//                folds them into the bins.
+//                full occupancy; blocks store their sums as rows, and a
+//                second kernel adds the rows into the bins.
 //                                        build/histostudy run --impl lane_shared -s 1GiB
 //
 // Why: a shared histogram whose lanes hit random bins meets bank conflicts
@@ -50,15 +50,20 @@
 //   - the lesson's 67,109,475 bytes: 0.0679 against 0.0269 ms (cub 0.0403);
 //   - 1 GiB, 13 inputs: 92.9-94.2% against 96.4-97.9% of the read floor;
 //     two waves of blocks (grid 1056) instead of one: 95.4-96.2%.
-// Starting each block's atomics at its own bin had not helped (0.0678 ms
-// against 0.0686 at 64 MiB, unsaved, 2026-11-29 12:27Z).
+// Tried and did not pay (data/explorations/20261129T1309Z_count_and_merge):
+// folding inside this kernel, the last block of each 32 to take a ticket
+// adding their rows (no second launch): 0.0279-0.0283 ms at the lesson's
+// size against 0.0277-0.0282 for two kernels. Starting each block's atomics
+// at its own bin (0.0678 ms against 0.0686 at 64 MiB, unsaved, 12:27Z).
+// Open: at the lesson's size the kernel still spends about 8 us beyond the
+// read floor (0.028 against 0.020 ms), where cub's skewed-input time is.
 //
 // Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32
 // (full-warp sums at the end) and at most HS_LANE_SHARED_MAX_BLOCK; any
-// grid, with room for gridDim.x rows; any n including 0 and > 4 GiB; 32 KiB
-// of dynamic shared memory (HS_LANE_SHARED_WORDS words); the bytes one block
-// counts in one launch stay below 2^32, so no 32-bit counter or row entry
-// overflows (cuda/variants.cpp checks it).
+// grid, with 256 x gridDim.x words of rows; any n including 0 and > 4 GiB;
+// 32 KiB of dynamic shared memory (HS_LANE_SHARED_WORDS words); the bytes
+// one block counts in one launch stay below 2^32, so no 32-bit counter or
+// row entry overflows (cuda/variants.cpp checks it).
 #ifndef HISTOSTUDY_FAST_KERNELS_CUH
 #define HISTOSTUDY_FAST_KERNELS_CUH
 
@@ -72,11 +77,12 @@
 // have (cudaErrorLaunchOutOfResources on the H200).
 #define HS_LANE_SHARED_MAX_BLOCK 512
 // hs_fold_rows: HS_FOLD_GROUPS threads a bin, each adding every
-// HS_FOLD_GROUPS-th row, so a block of 32 rows has 8 loads a thread.
+// HS_FOLD_GROUPS-th row, so a block of 32 rows has 8 loads a thread in
+// flight, not 32 in turn (not tuned).
 #define HS_FOLD_GROUPS 4
 #define HS_FOLD_BLOCK (256 * HS_FOLD_GROUPS)
 
-extern __shared__ unsigned int hs_lane_columns[];
+extern __shared__ __align__(16) unsigned int hs_lane_columns[];
 
 __device__ __forceinline__ unsigned hs_warp_sum(unsigned v) {
 #if __CUDA_ARCH__ >= 800
@@ -87,24 +93,32 @@ __device__ __forceinline__ unsigned hs_warp_sum(unsigned v) {
 #endif
 }
 
-// Four bytes into the lane's column: word b * 32 + lane counts byte b.
-__device__ __forceinline__ void hs_count_word(unsigned* column, unsigned w) {
-  atomicAdd(column + (w & 255u) * 32u, 1u);
-  atomicAdd(column + ((w >> 8) & 255u) * 32u, 1u);
-  atomicAdd(column + ((w >> 16) & 255u) * 32u, 1u);
-  atomicAdd(column + (w >> 24) * 32u, 1u);
+// Four bytes into the lane's column: word b * 32 + lane counts byte b, at
+// byte offset b * 128 + lane * 4 = (w >> s) & 0x7f80 | lane * 4, a shift
+// and a LOP3 a byte; word indexing took a shift, a LOP3, a multiply and an
+// add (codegen audit, nvcc 13.0 sm_90: hot loop 202 -> 181 instructions).
+// The loop is issue-bound: at 1 GiB a build whose loop had 220 ran at
+// 94-95% of the read floor, the same with offsets (189) at 97-98%
+// (data/explorations/20261129T1309Z_count_and_merge, w0 against w).
+__device__ __forceinline__ void hs_count_word(unsigned lane4, unsigned w) {
+  char* base = reinterpret_cast<char*>(hs_lane_columns);
+  atomicAdd(reinterpret_cast<unsigned*>(base + (((w << 7) & 0x7f80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<unsigned*>(base + (((w >> 1) & 0x7f80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<unsigned*>(base + (((w >> 9) & 0x7f80u) | lane4)), 1u);
+  atomicAdd(reinterpret_cast<unsigned*>(base + (((w >> 17) & 0x7f80u) | lane4)), 1u);
 }
 
 // Reads: every byte once; 16-byte loads over the aligned body, dealt to
 // warps in tiles of 32 x HS_LANE_SHARED_UNROLL vectors, each lane's next
 // tile loaded while it counts the current one; single-byte loads for the
 // < 16 head and tail bytes. Contends on: no bank within an instruction; the
-// block's warps on the same words (atomics); nothing global: the block
-// stores its 256 sums as row blockIdx.x of `rows` (32-bit, plain stores),
-// and hs_fold_rows adds the rows into the bins.
+// block's warps on the same words (atomics); nothing global. Writes: the
+// block's 256 sums as row blockIdx.x of `rows` (32-bit, plain stores);
+// hs_fold_rows adds the rows into the bins. `out` and `slice` are unused.
 __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
-    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, unsigned* __restrict__ rows,
-                   unsigned slice) {
+    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, void* out, unsigned slice,
+                   unsigned* __restrict__ rows) {
+  (void)out;
   (void)slice;
   constexpr int kUnroll = HS_LANE_SHARED_UNROLL;
   const unsigned lane = threadIdx.x & 31u;
@@ -135,10 +149,10 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
     const unsigned long long first = t * tile_vectors + lane;
     for (int u = 0; u < kUnroll; ++u) {
       if (first + u * 32u >= in.vectors) break;
-      hs_count_word(column, cur[u].x);
-      hs_count_word(column, cur[u].y);
-      hs_count_word(column, cur[u].z);
-      hs_count_word(column, cur[u].w);
+      hs_count_word(lane * 4u, cur[u].x);
+      hs_count_word(lane * 4u, cur[u].y);
+      hs_count_word(lane * 4u, cur[u].z);
+      hs_count_word(lane * 4u, cur[u].w);
     }
     for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
   }
@@ -154,29 +168,29 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
   }
 }
 
-// Reads: `rows` rows of 256 32-bit counts (what hs_lane_shared just stored,
-// so from L2), block b taking rows b * per, ..., b * per + per - 1 for
-// per = ceil(rows / gridDim.x); thread t adds bin t % 256 of every
+// Reads: `count` rows of 256 32-bit counts (what hs_lane_shared just
+// stored, so from L2), block b taking rows b * per, ..., b * per + per - 1
+// for per = ceil(count / gridDim.x); thread t adds bin t % 256 of every
 // HS_FOLD_GROUPS-th of them, so a block has HS_FOLD_GROUPS loads in flight
 // per bin, and the groups meet in shared memory. Contends on: the global
 // bins, one atomicAdd a bin a block: gridDim.x per bin. Launch assumptions:
 // blockDim.x = HS_FOLD_BLOCK; any grid; a bin's sum fits Counter (64-bit
-// when n x runs could overflow 32 bits). `n` is unused.
+// when n x runs could overflow 32 bits). `data` and `n` are unused.
 template <typename Counter>
 __global__ void __launch_bounds__(HS_FOLD_BLOCK)
-    hs_fold_rows(const unsigned* __restrict__ partial, unsigned long long n, Counter* __restrict__ out,
-                 unsigned rows) {
+    hs_fold_rows(const unsigned char* data, unsigned long long n, Counter* __restrict__ out, unsigned count,
+                 const unsigned* __restrict__ rows) {
+  (void)data;
   (void)n;
   __shared__ Counter group_sums[HS_FOLD_GROUPS][256];
   const unsigned bin = threadIdx.x & 255u;
   const unsigned group = threadIdx.x >> 8;
-  const unsigned per = (rows + gridDim.x - 1) / gridDim.x;
+  const unsigned per = (count + gridDim.x - 1) / gridDim.x;
   const unsigned first = blockIdx.x * per;
-  const unsigned last = first >= rows ? first : (rows - first < per ? rows : first + per);
+  const unsigned last = first >= count ? first : (count - first < per ? count : first + per);
   Counter sum = 0;
 #pragma unroll 8
-  for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS)
-    sum += partial[(unsigned long long)r * 256u + bin];
+  for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS) sum += rows[(unsigned long long)r * 256u + bin];
   group_sums[group][bin] = sum;
   __syncthreads();
   if (group != 0) return;

@@ -12,7 +12,6 @@ namespace hs::gpu {
 namespace {
 
 constexpr std::size_t kBinsBufferBytes = kBins * sizeof(std::uint64_t);  // room for 64-bit counters
-constexpr std::size_t kRowBytes = kBins * sizeof(std::uint32_t);         // one block's row (Buffer::rows)
 
 // cudaMalloc for a typed pointer (the typed overloads live in cuda_runtime.h,
 // which plain C++ does not include).
@@ -80,13 +79,13 @@ void GpuExecutor::release() noexcept {
   if (data_) (void)cudaFree(data_);
   if (bins_) (void)cudaFree(bins_);
   if (sum_) (void)cudaFree(sum_);
-  if (rows_) (void)cudaFree(rows_);
+  if (scratch_) (void)cudaFree(scratch_);
   if (stream_) (void)cudaStreamDestroy(stream_);
   data_ = nullptr;
   bins_ = nullptr;
   sum_ = nullptr;
-  rows_ = nullptr;
-  rows_capacity_ = 0;
+  scratch_ = nullptr;
+  scratch_capacity_ = 0;
   stream_ = nullptr;
 }
 
@@ -155,26 +154,25 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
     return run;
   }
   run.plan = impl.gpu->plan(policy, n_);
-  std::size_t rows_bytes = 0;
+  std::size_t scratch_bytes = 0;
   for (const auto& l : run.plan) {
     if (l.grid == 0 || l.block == 0)
       throw Error(std::string(impl.name) + ": launch of " + l.kernel + " with grid " + std::to_string(l.grid) +
                   " x block " + std::to_string(l.block) + " (resolve the policy first)");
-    if (l.out == Buffer::rows) rows_bytes = std::max(rows_bytes, std::size_t(l.grid) * kRowBytes);
+    scratch_bytes = std::max(scratch_bytes, l.scratch_bytes);
   }
-  ensure_rows(rows_bytes);
+  ensure_scratch(scratch_bytes);
   return run;
 }
 
-// Rows are scratch that every run overwrites before it reads them: sized
-// here, outside any timed region, and never zeroed.
-void GpuExecutor::ensure_rows(std::size_t bytes) {
-  if (bytes <= rows_capacity_) return;
-  if (rows_) HS_CUDA(cudaFree(rows_));
-  rows_ = nullptr;
-  rows_capacity_ = 0;
-  HS_CUDA(cudaMalloc(&rows_, bytes));
-  rows_capacity_ = bytes;
+// Sized here, outside any timed region (KernelLaunch::scratch_bytes).
+void GpuExecutor::ensure_scratch(std::size_t bytes) {
+  if (bytes <= scratch_capacity_) return;
+  if (scratch_) HS_CUDA(cudaFree(scratch_));
+  scratch_ = nullptr;
+  scratch_capacity_ = 0;
+  HS_CUDA(cudaMalloc(&scratch_, bytes));
+  scratch_capacity_ = bytes;
 }
 
 void GpuExecutor::enqueue(const Prepared& run) {
@@ -182,15 +180,13 @@ void GpuExecutor::enqueue(const Prepared& run) {
     cub_.enqueue(data_, n_, run.out, run.counter_bits, stream_);
     return;
   }
-  auto pointer = [&](Buffer b) -> const void* {
-    return b == Buffer::input ? static_cast<const void*>(data_) : b == Buffer::rows ? rows_ : run.out;
-  };
+  const unsigned char* data = data_;
   unsigned long long n = n_;
+  void* out = run.out;
+  void* scratch = scratch_;
   for (const auto& l : run.plan) {
-    const void* in = pointer(l.in);
-    const void* out = pointer(l.out);
     unsigned slice = l.slice;
-    void* args[] = {&in, &n, &out, &slice};
+    void* args[] = {&data, &n, &out, &slice, &scratch};
     launch(l, args);
   }
 }

@@ -1,5 +1,5 @@
 // The part of a GPU executor that does not depend on how the kernels were
-// compiled: the device, one stream, the input, bins, byte-sum and rows buffers,
+// compiled: the device, one stream, the input, bins, byte-sum and scratch buffers,
 // CUDA events, the device limits, resolve (delegated to the variant), checked
 // runs and both timing methods, and the CUB variant. A toolchain subclass
 // (nvcc: cuda/nvcc_executor.cpp; NVRTC later) supplies toolchain(),
@@ -46,8 +46,8 @@ class GpuExecutor : public Executor {
   nlohmann::json device_json() const;
 
  protected:
-  // Starts one kernel of a plan on stream() with `args` = {&in, &n, &out,
-  // &slice} (the parameter list every kernel shares). Must check the launch.
+  // Starts one kernel of a plan on stream() with `args` = {&data, &n, &out,
+  // &slice, &scratch} (KernelLaunch's parameter list). Must check the launch.
   virtual void launch(const KernelLaunch& launch, void** args) = 0;
   cudaStream_t stream() const { return stream_; }
   // "7.5": for messages.
@@ -62,7 +62,7 @@ class GpuExecutor : public Executor {
   };
   Prepared prepare(const Implementation& impl, const LaunchPolicy& policy);
   void enqueue(const Prepared& run);
-  void ensure_rows(std::size_t bytes);
+  void ensure_scratch(std::size_t bytes);
   void zero_outputs();
   void activate() const;
   void ensure_events(std::size_t pairs);
@@ -77,8 +77,8 @@ class GpuExecutor : public Executor {
   bool loaded_ = false;
   void* bins_ = nullptr;              // 256 counters, sized for 64-bit ones
   unsigned long long* sum_ = nullptr;  // the floors' byte sum
-  void* rows_ = nullptr;               // Buffer::rows
-  std::size_t rows_capacity_ = 0;
+  void* scratch_ = nullptr;            // KernelLaunch::scratch_bytes
+  std::size_t scratch_capacity_ = 0;
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
   CubHistogram cub_;
 };

@@ -189,7 +189,7 @@ constexpr int kLaneSharedBlock = 512;
 constexpr int kLaneSharedMaxBlock = 512;  // HS_LANE_SHARED_MAX_BLOCK, the kernel's __launch_bounds__
 // Vectors a warp takes at a time: 32 lanes x HS_LANE_SHARED_UNROLL loads.
 constexpr std::uint64_t kLaneSharedTileBytes = 32 * 2 * 16;
-// Its blocks' rows (1 KiB each) live in global memory: up to 256 MiB.
+// Its blocks' rows (1 KiB each) live in the scratch: up to 256 MiB.
 constexpr int kLaneSharedMaxGrid = 1 << 18;
 constexpr unsigned kFoldBlock = 1024;  // HS_FOLD_BLOCK: four threads a bin
 // The runtime keeps 1 KiB of shared memory per block (CUDA C++ Programming
@@ -214,7 +214,7 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
   LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
   if (p.grid > kLaneSharedMaxGrid)
     throw UsageError("lane_shared: grid " + std::to_string(p.grid) + " is over " +
-                     std::to_string(kLaneSharedMaxGrid) + " (one 1 KiB row of partial counts a block; 0: one wave)");
+                     std::to_string(kLaneSharedMaxGrid) + " (its blocks' rows take 1 KiB each; 0: one wave)");
   p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
   p.shared_bytes = kLaneColumnsBytes;  // dynamic
   check_shared(p, limits, "lane_shared");
@@ -228,12 +228,12 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
   return p;
 }
 
-// Each block stores its row; the fold adds every row into the bins.
+// Each block stores its row in the scratch; the fold adds every row into the bins.
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_lane_shared", unsigned(p.grid), unsigned(p.block), std::size_t(p.shared_bytes), 0, Buffer::input,
-           Buffer::rows},
-          {"hs_fold_rows<" + counter_type(p.counter_bits) + ">", unsigned(fold_blocks(unsigned(p.grid))),
-           kFoldBlock, 0, unsigned(p.grid), Buffer::rows, Buffer::result}};
+  const std::size_t rows_bytes = std::size_t(p.grid) * kBins * 4;
+  return {{"hs_lane_shared", unsigned(p.grid), unsigned(p.block), std::size_t(p.shared_bytes), 0, rows_bytes},
+          {"hs_fold_rows<" + counter_type(p.counter_bits) + ">", unsigned(fold_blocks(std::uint64_t(p.grid))),
+           kFoldBlock, 0, unsigned(p.grid), rows_bytes}};
 }
 
 // ---- cub ----------------------------------------------------------------

@@ -25,27 +25,26 @@ struct DeviceLimits {
   std::size_t shared_per_sm = 64 << 10;
 };
 
-// What a kernel argument points at: the loaded input, the run's result
-// (the bins, or the floors' byte sum), or the executor's rows: one
-// 256-counter 32-bit row per block of the kernel that writes them.
-enum class Buffer { input, result, rows };
-
 // One kernel launch of a run. Every kernel has the same parameter list,
-// (const In* in, unsigned long long n, Out* out, unsigned slice), n being
-// the input's length, so the nvcc and NVRTC executors launch any of them
-// the same way.
+// (const unsigned char* data, unsigned long long n, Out* out, unsigned
+// slice), and may take a fifth, `unsigned* scratch`: the executor passes
+// all five (a kernel reads only the parameters it declares), so the nvcc
+// and NVRTC executors launch any of them the same way.
 struct KernelLaunch {
   std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
-  unsigned slice = 0;        // the kernel's last argument (partitioned: the pass's first bin)
-  Buffer in = Buffer::input, out = Buffer::result;
+  unsigned slice = 0;        // the kernel's fourth argument (partitioned: the pass's first bin)
+  // GPU memory every launch of the run gets as its fifth argument
+  // (lane_shared: the blocks' rows); no launch may expect what it holds.
+  std::size_t scratch_bytes = 0;
 };
 
-// lane_shared's blocks store one row each; hs_fold_rows adds up to this many
-// rows a block into the bins, so a run makes ceil(grid / 32) x 256 global
-// atomics. (32: a 528-row default grid folds in 17 blocks.)
-constexpr unsigned kFoldRowsPerBlock = 32;
+// lane_shared (cuda/fast_kernels.cuh): its blocks store rows and
+// hs_fold_rows adds up to 32 rows a block into the bins, so a run makes
+// ceil(grid / 32) x 256 global atomics. (32: not tuned; a 528-block wave
+// folds in 17 blocks.)
+constexpr std::uint64_t kFoldRowsPerBlock = 32;
 constexpr std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + kFoldRowsPerBlock - 1) / kFoldRowsPerBlock; }
 
 struct Variant {

@@ -87,21 +87,23 @@ nlohmann::json build_environment() {
 }
 
 nlohmann::json provenance(const std::vector<std::string>& argv) {
-  const std::string git = "git -C '" + std::string(HISTOSTUDY_SOURCE_DIR) + "' ";
-  auto commit = command_output(git + "rev-parse HEAD");
-  const auto status = commit ? command_output(git + "status --porcelain --untracked-files=no") : std::nullopt;
-  nlohmann::json dirty = status ? nlohmann::json(!status->empty()) : nlohmann::json(nullptr);
-  // A copy of the tree without .git (the GPU machine's) carries its commit
-  // here instead: tools/h200_run.sh pack records it.
+  nlohmann::json commit = nullptr, dirty = nullptr;
+  // A commit given in the environment wins: tools/h200_run.sh pack records
+  // it for a copy of the tree (the GPU machine's), whose .git may be missing
+  // or stale (seen on 2026-11-29: an older HEAD, so "dirty").
   const char* carried = std::getenv("HISTOSTUDY_GIT_COMMIT");
-  if (!commit && carried && *carried) {
+  if (carried && *carried) {
     commit = carried;
-    const char* carried_dirty = std::getenv("HISTOSTUDY_GIT_DIRTY");
-    dirty = carried_dirty ? nlohmann::json(std::string(carried_dirty) == "1") : nlohmann::json(nullptr);
+    if (const char* carried_dirty = std::getenv("HISTOSTUDY_GIT_DIRTY")) dirty = std::string(carried_dirty) == "1";
+  } else {
+    const std::string git = "git -C '" + std::string(HISTOSTUDY_SOURCE_DIR) + "' ";
+    if (const auto head = command_output(git + "rev-parse HEAD")) {
+      commit = *head;
+      if (const auto status = command_output(git + "status --porcelain --untracked-files=no"))
+        dirty = !status->empty();
+    }
   }
-  return {{"git_commit", commit ? nlohmann::json(*commit) : nlohmann::json(nullptr)},
-          {"git_dirty", dirty},
-          {"argv", argv},
+  return {{"git_commit", commit}, {"git_dirty", dirty}, {"argv", argv},
           {"cwd", std::filesystem::current_path().string()}};
 }
 

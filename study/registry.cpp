@@ -4,7 +4,7 @@
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
-#include "cuda/variants.hpp"  // plain C++: the fold's shape for lane_shared's declared atomics
+#include "cuda/variants.hpp"  // plain C++: lane_shared's fold, for its declared atomics
 #if HISTOSTUDY_HAVE_CUDA
 #define HS_GPU(variant) &gpu::variant
 #else
@@ -23,7 +23,7 @@ std::optional<std::uint64_t> one_atomic_per_byte(const LaunchPolicy&, std::uint6
 std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uint64_t) {
   return std::uint64_t(p.grid) * kBins;
 }
-// Blocks store rows; each fold block merges all 256 bins once.
+// Blocks store rows; each block of the fold merges all 256 bins once.
 std::optional<std::uint64_t> one_merge_per_fold_block(const LaunchPolicy& p, std::uint64_t) {
   return gpu::fold_blocks(std::uint64_t(p.grid)) * kBins;
 }

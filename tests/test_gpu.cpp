@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <memory>
@@ -154,7 +155,7 @@ TEST_CASE("lane_shared equals the reference on every input, size, grid and block
       const hs::Bins want = reference_of(data);
       gpu().load(data);
       for (int block : {0, 32, 96, 256, 512})
-        for (int grid : {0, 1, 7, 33})  // 33: two fold blocks, the second with one row fewer
+        for (int grid : {0, 1, 7, 33, 70})  // 33, 70: fold blocks of 17 and 16, of 24 and 23 rows
           for (int runs : {1, INT_MAX}) check_kernel({"lane_shared"}, grid, block, runs, n, want, input);
     }
   for (const std::string input : {"uniform", "lesson_english", "one_byte"}) {
@@ -176,27 +177,33 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   p.grid = 1;  // one block would count 2^32 bytes into 32-bit counters
   CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << 32, 1), hs::UsageError);
   CHECK_NOTHROW(gpu().resolve(lane_shared, p, 1ull << 30, 1));
-  p.grid = 1 << 20;  // a 1 KiB row a block: 1 GiB of rows
+  p.grid = (1 << 18) + 1;  // more than 256 MiB of rows
   CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << 30, 1), hs::UsageError);
 
-  // Its plan on buffers at every offset from 16-byte alignment (the executor's are aligned).
+  // Its plan on buffers at every offset from 16-byte alignment (the
+  // executor's are aligned), with a scratch full of garbage: rows are
+  // written before they are read.
   const auto data = hs::make_input(hs::parse_input("prose"), 70000);
   const auto policy = gpu().resolve(lane_shared, defaults(), 70000, 1);
-  void *raw = nullptr, *bins = nullptr, *rows = nullptr;
+  const auto plan = lane_shared.gpu->plan(policy, 70000);
+  REQUIRE(plan.size() == 2);
+  const std::size_t scratch_bytes = std::max(plan[0].scratch_bytes, plan[1].scratch_bytes);
+  CHECK(scratch_bytes == std::size_t(policy.grid) * 256 * sizeof(unsigned));
+  void *raw = nullptr, *bins = nullptr, *scratch = nullptr;
   HS_CUDA(cudaMalloc(&raw, data.size()));
   HS_CUDA(cudaMalloc(&bins, 256 * sizeof(unsigned)));
-  HS_CUDA(cudaMalloc(&rows, std::size_t(policy.grid) * 256 * sizeof(unsigned)));
+  HS_CUDA(cudaMalloc(&scratch, scratch_bytes));
+  HS_CUDA(cudaMemset(scratch, 0xa5, scratch_bytes));
   HS_CUDA(cudaMemcpy(raw, data.data(), data.size(), cudaMemcpyHostToDevice));
   for (std::size_t offset = 0; offset < 20; offset += 3)
     for (std::uint64_t n : {0ull, 5ull, 17ull, 4099ull, 69000ull}) {
       const auto want = reference_of({data.data() + offset, n});
       HS_CUDA(cudaMemset(bins, 0, 256 * sizeof(unsigned)));
-      for (const auto& launch : lane_shared.gpu->plan(policy, n)) {
-        const void* in = launch.in == hs::gpu::Buffer::input ? static_cast<const unsigned char*>(raw) + offset : rows;
-        const void* out = launch.out == hs::gpu::Buffer::rows ? rows : bins;
+      for (const auto& launch : plan) {
+        const unsigned char* in = static_cast<const unsigned char*>(raw) + offset;
         unsigned long long count = n;
         unsigned slice = launch.slice;
-        void* args[] = {&in, &count, &out, &slice};
+        void* args[] = {&in, &count, &bins, &slice, &scratch};
         HS_CUDA(cudaLaunchKernel(nvcc_kernel(launch.kernel), dim3(launch.grid), dim3(launch.block), args,
                                  launch.shared_bytes, nullptr));
         HS_CUDA(cudaGetLastError());
@@ -208,7 +215,7 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
       INFO("offset " << offset << " n " << n);
       CHECK(hs::first_mismatch(want, got) == std::nullopt);
     }
-  HS_CUDA(cudaFree(rows));
+  HS_CUDA(cudaFree(scratch));
   HS_CUDA(cudaFree(bins));
   HS_CUDA(cudaFree(raw));
 }

@@ -180,9 +180,10 @@ def load_bytes(instructions):
 
 
 def hot_loop(function):
-    """The innermost loop (a backward branch's range) that reads the most
-    input bytes per iteration: the kernel's grid-stride loop. NOPs are left
-    out of every count: they only pad."""
+    """The longest innermost loop (a backward branch's range) that reads
+    global memory: the kernel's grid-stride loop (a short loop that reads
+    more bytes, such as lane_shared's fold of 16-byte rows, is not it). NOPs
+    are left out of every count: they only pad."""
     instructions = function.instructions
     loops = []
     for index, text in enumerate(instructions):
@@ -191,13 +192,14 @@ def hot_loop(function):
         if start is not None and start <= index:
             loops.append((start, index))
     innermost = [(s, e) for s, e in loops if not any(s <= s2 and e2 <= e and (s2, e2) != (s, e) for s2, e2 in loops)]
-    reading = [(load_bytes(instructions[s:e + 1]), -s, s, e) for s, e in innermost]
-    reading = [r for r in reading if r[0] > 0]
+    def body(s, e):
+        return [text for text in instructions[s:e + 1] if opcode(text) != "NOP"]
+    reading = [(len(body(s, e)), -s, s, e) for s, e in innermost if load_bytes(instructions[s:e + 1]) > 0]
     if not reading:
         return None
-    nbytes, _, start, end = max(reading)
-    body = [text for text in instructions[start:end + 1] if opcode(text) != "NOP"]
-    return {"instructions": len(body), "global_load_bytes": nbytes, "opcodes": counts(body)}
+    _, _, start, end = max(reading)
+    loop = body(start, end)
+    return {"instructions": len(loop), "global_load_bytes": load_bytes(loop), "opcodes": counts(loop)}
 
 
 # ---- the audit -------------------------------------------------------------
