@@ -183,9 +183,18 @@ std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t)
 
 // 256 x 32 32-bit counters a block (HS_LANE_SHARED_WORDS).
 constexpr std::uint64_t kLaneColumnsBytes = 256 * 32 * 4;
-// 512 threads a block: four blocks, 2048 threads, fill an H200 SM; 256 and
-// 384 were slower (the measurements in cuda/fast_kernels.cuh).
+// 512 threads a block: 256 and 384 were slower (the measurements in
+// cuda/fast_kernels.cuh).
 constexpr int kLaneSharedBlock = 512;
+// Blocks an SM by the bytes each SM counts: each block has a fixed cost
+// (zeroing, its row), so small inputs want few. The H200 grid sweep
+// (data/explorations/20261129T1326Z_grid; 1, 1.5, 2, 3 and 4 blocks an SM)
+// was fastest with 1 at 16 MiB (127 KiB an SM), 2 at 67,109,475 bytes
+// (508 KiB), 2 and 3 alike at 256 MiB (2 MiB) and 3 at 1 GiB (8 MiB); the
+// switch points sit between those sizes, at their geometric means.
+constexpr std::uint64_t kOneBlockBelowPerSm = 256 << 10;
+constexpr std::uint64_t kTwoBlocksBelowPerSm = 1 << 20;
+constexpr std::uint64_t kLaneSharedBlocksPerSm = 3;
 constexpr int kLaneSharedMaxBlock = 512;  // HS_LANE_SHARED_MAX_BLOCK, the kernel's __launch_bounds__
 // Vectors a warp takes at a time: 32 lanes x HS_LANE_SHARED_UNROLL loads.
 constexpr std::uint64_t kLaneSharedTileBytes = 32 * 2 * 16;
@@ -196,12 +205,22 @@ constexpr unsigned kFoldBlock = 1024;  // HS_FOLD_BLOCK: four threads a bin
 // Guide, "Shared Memory", compute capability 8.x and 9.0).
 constexpr std::uint64_t kReservedSharedPerBlock = 1024;
 
-// The grid that fills every SM once: as many blocks as its shared memory and
-// threads allow.
-int one_wave(int block, std::uint64_t shared, const DeviceLimits& limits) {
+// Blocks of `block` threads and `shared` bytes one SM holds at once.
+std::uint64_t blocks_per_sm(int block, std::uint64_t shared, const DeviceLimits& limits) {
   const std::uint64_t by_shared = limits.shared_per_sm / (shared + kReservedSharedPerBlock);
   const std::uint64_t by_threads = std::uint64_t(limits.max_threads_per_sm) / std::uint64_t(block);
-  return int(std::uint64_t(limits.sm_count) * std::max<std::uint64_t>(1, std::min(by_shared, by_threads)));
+  return std::max<std::uint64_t>(1, std::min(by_shared, by_threads));
+}
+
+// lane_shared's default grid: one wave of as many blocks an SM as n calls
+// for (kOneBlockBelowPerSm, ...) and the SM holds.
+int lane_shared_grid(std::uint64_t n, int block, const DeviceLimits& limits) {
+  const std::uint64_t sms = std::uint64_t(std::max(1, limits.sm_count));
+  const std::uint64_t per_sm = n / sms;
+  const std::uint64_t wanted = per_sm < kOneBlockBelowPerSm    ? 1
+                               : per_sm < kTwoBlocksBelowPerSm ? 2
+                                                               : kLaneSharedBlocksPerSm;
+  return int(sms * std::min(wanted, blocks_per_sm(block, kLaneColumnsBytes, limits)));
 }
 
 LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
@@ -210,11 +229,11 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
     throw UsageError("lane_shared: block size " + std::to_string(requested.block) +
                      " is not a multiple of 32 up to " + std::to_string(kLaneSharedMaxBlock) +
                      " (whole warps for its warp sums; registers allow no more)");
-  if (requested.grid == 0) requested.grid = one_wave(requested.block, kLaneColumnsBytes, limits);
+  if (requested.grid == 0) requested.grid = lane_shared_grid(n, requested.block, limits);
   LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
   if (p.grid > kLaneSharedMaxGrid)
     throw UsageError("lane_shared: grid " + std::to_string(p.grid) + " is over " +
-                     std::to_string(kLaneSharedMaxGrid) + " (its blocks' rows take 1 KiB each; 0: one wave)");
+                     std::to_string(kLaneSharedMaxGrid) + " (its blocks' rows take 1 KiB each; 0: by the input's size)");
   p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
   p.shared_bytes = kLaneColumnsBytes;  // dynamic
   check_shared(p, limits, "lane_shared");
