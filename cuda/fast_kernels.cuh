@@ -22,10 +22,13 @@
 //
 // Measured (histostudy run -e perf, H200, 1 GiB, percent of the read floor
 // in the same run; the run files are in data/runs/):
+//   - this kernel, as committed: 97.7-98.2% on all 13 inputs, 1.99x cub on
+//     uniform bytes (20261129T132828Z); at the lesson's 67,109,475 bytes
+//     0.0265-0.0272 ms, cub 0.0279-0.0408 (20261129T132756Z);
 //   - the GPU's shared atomics, conflict-free: 19.6 updates per clock per
 //     SM ("shared_rates" of the perf run): a ceiling of about 5,100 GB/s
 //     for one atomic per byte, above the 4,400 GB/s read floor;
-//   - the same columns with tiles of 4 loads a lane: 93-94% on every input,
+//   - earlier builds, tiles of 4 loads a lane: 93-94% on every input,
 //     1.9x cub on uniform bytes; 8 loads: 86-87% (20261129T121736Z);
 //   - 2 loads a lane against 4, in one unsaved comparison on uniform,
 //     lesson_english and one_byte (2026-11-29 12:18Z): 94% against 93% at
@@ -55,8 +58,9 @@
 // adding their rows (no second launch): 0.0279-0.0283 ms at the lesson's
 // size against 0.0277-0.0282 for two kernels. Starting each block's atomics
 // at its own bin (0.0678 ms against 0.0686 at 64 MiB, unsaved, 12:27Z).
-// Open: at the lesson's size the kernel still spends about 8 us beyond the
-// read floor (0.028 against 0.020 ms), where cub's skewed-input time is.
+// At the lesson's size that left about 8 us beyond the read floor (0.028
+// against 0.020 ms), level with cub on skewed inputs; fewer blocks took it
+// to 0.027 (the default grid, cuda/variants.cpp).
 //
 // Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32
 // (full-warp sums at the end) and at most HS_LANE_SHARED_MAX_BLOCK; any

@@ -8,7 +8,8 @@ validated; names start with the UTC date, so name order is time order):
   version comparison            the newest run holding two CUDA versions
   contention sweep              the newest run with GPU sweep rows, else the newest with sweep rows
   performance (GPU)             the newest run with GPU perf rows (earlier perf runs are named as earlier attempts)
-  performance (CPU)             the newest run with CPU rows of openmp_fast, else the newest with CPU rows
+  performance (CPU)             per CPU, the newest run with CPU rows of openmp_fast, else the newest with CPU rows
+  lane_shared at lesson size    the lesson run
   claims audit, environments    every run, every toolchain in it
 A file that is not a valid result file stops the build with a message that
 names it (exit status 1): the paper never silently leaves data out.
@@ -39,7 +40,7 @@ class Inputs:
     sweep_run: object
     version_run: object
     perf_run: object
-    cpu_run: object
+    cpu_runs: list
 
     def published_file(self, name):
         return f"{self.data_name}/published/{name}"
@@ -63,7 +64,7 @@ def gather(data_dir):
     published = load_published(data_dir / "published", f"{name}/published/")
     audit = codegen.load_audit(data_dir / "codegen", f"{name}/codegen/")
     return Inputs(name, runs, published, audit, newest_lesson_run(runs), sweep.newest_sweep_run(runs),
-                  versions.newest_version_run(runs), perf.newest_perf_run(runs), perf.newest_cpu_run(runs))
+                  versions.newest_version_run(runs), perf.newest_perf_run(runs), perf.newest_cpu_runs(runs))
 
 
 def stamp(files, comment):
@@ -97,7 +98,8 @@ def build_reports(inp):
                      used(inp.version_run) + [lesson_csv] + inp.audit.files),
         "sweep": ([sweep.textbook_layout_table(inp.sweep_run, inp.published),
                    sweep.sweep_table(inp.sweep_run, inp.published)], used(inp.sweep_run) + [sweep_csv]),
-        "perf": (perf.perf_tables(inp.perf_run, inp.cpu_run), used(inp.perf_run, inp.cpu_run)),
+        "perf": (perf.perf_tables(inp.perf_run, inp.cpu_runs, inp.lesson_run),
+                 used(inp.perf_run, *inp.cpu_runs, inp.lesson_run)),
         "claims": ([claims.summary_table(envs, findings)] + claims.claim_tables(envs, findings),
                    used(*inp.runs) + [lesson_csv, sweep_csv]),
         "environment": (environment_tables(inp.runs), used(*inp.runs)),

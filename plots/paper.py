@@ -152,6 +152,7 @@ def perf_gpu_prose(inp):
     text += (f"Issue 6's thresholds, checked on these figures: {'; '.join(groups)}. In all, {met} of "
              f"{len(checks)} checks are met, so the issue's GPU requirement is **{perf.overall(checks)}** "
              "on this run.\n\n")
+    text += _small_prose(inp)
     rates = view.shared_rates()
     if rates:
         floor = view.floor_median()
@@ -170,10 +171,31 @@ def perf_gpu_prose(inp):
     return text
 
 
+def _small_prose(inp):
+    races = perf.small_races(inp.lesson_run) if inp.lesson_run else []
+    if not races:
+        return f"`{perf.SUBJECT}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it).\n\n"
+    s = perf.SUBJECT
+    first = sum(r.fastest for r in races)
+    sure = sum(r.comparison.verdict == stats.FASTER for r in races)
+    speedups = [1 / r.comparison.ratio for r in races]
+    rivals = sorted({r.rival["impl"] for r in races})
+    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{inp.lesson_run.path}`, "
+            f"{races[0].subject['toolchain']}), `{s}` has the lowest median time of every kernel that counts on "
+            f"{first} of {len(races)} inputs (issue 6: the fastest at the lesson's size: "
+            f"**{perf.small_verdict(races)}**), {_range(speedups, 2, 'x')} the next fastest "
+            f"({', '.join(f'`{r}`' for r in rivals)}); the bootstrap interval of the ratio lies wholly below 1 on "
+            f"{sure} of them.\n\n")
+
+
 def perf_cpu_prose(inp):
-    run = inp.cpu_run
-    if run is None or not any(r["impl"] == perf.CPU_SUBJECT for r in run.rows):
+    runs = [run for run in inp.cpu_runs if any(r["impl"] == perf.CPU_SUBJECT for r in run.rows)]
+    if not runs:
         return f"No run file holds CPU rows of `{perf.CPU_SUBJECT}`: the CPU comparison is {NOT_HERE}.\n"
+    return "\n".join(_cpu_run_prose(run) for run in runs)
+
+
+def _cpu_run_prose(run):
     view = perf.CpuView(run)
     host = run.environment["host"]
     f = perf.CPU_SUBJECT
@@ -207,7 +229,8 @@ def claims_prose(inp):
 def environments_section(inp, reports, full_environment):
     picks = [("lesson tables and floor figure", inp.lesson_run), ("version comparison", inp.version_run),
              ("contention sweep", inp.sweep_run), ("performance, GPU", inp.perf_run),
-             ("performance, CPU", inp.cpu_run)]
+             ("lane_shared at the lesson's size", inp.lesson_run)]
+    picks += [("performance, CPU", run) for run in inp.cpu_runs] or [("performance, CPU", None)]
     lines = ["Which run feeds which report (`plots/make_all.py` says how it picks):", ""]
     lines += [f"- {what}: " + (f"`{run.path}`" if run else f"none ({NOT_HERE})") for what, run in picks]
     lines += ["- claims audit: every run file, every toolchain in it", "", embed(reports, "environment")]

@@ -6,9 +6,10 @@ measured in the same run, the subject kernel's ratio to CUB, the issue's
 thresholds with verdicts, and the shared-memory microbenchmark the run records
 at its top level (`hardware`, data/schema/README.md).
 
-CPU: the newest run with CPU rows of openmp_fast (else the newest with CPU
-rows): openmp_fast against openmp_private and the single-thread reference on
-every input, as GB/s and percent of the parallel read floor of the same run.
+CPU: for each CPU, the newest run with CPU rows of openmp_fast (else the
+newest with CPU rows): openmp_fast against openmp_private and the
+single-thread reference on every input, as GB/s and percent of the parallel
+read floor of the same run.
 """
 import re
 from dataclasses import dataclass
@@ -72,13 +73,23 @@ def _has_cpu_rows(run, impl=None):
                for r in run.rows)
 
 
-def newest_cpu_run(runs):
-    """The newest run with CPU rows of openmp_fast, else the newest with CPU rows, else None."""
-    for impl in (CPU_SUBJECT, None):
-        found = next((r for r in reversed(runs) if _has_cpu_rows(r, impl)), None)
-        if found:
-            return found
-    return None
+def _cpu_host(run):
+    host = run.environment["host"]
+    return (host.get("cpu_model"), host.get("logical_cores"))
+
+
+def newest_cpu_runs(runs):
+    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest
+    first; with none, the newest run with CPU rows alone; else []. Issue 6 asks for a 2-core machine,
+    and the GPU machine's own CPU rows must not hide that run."""
+    newest = {}
+    for run in runs:
+        if _has_cpu_rows(run, CPU_SUBJECT):
+            newest[_cpu_host(run)] = run
+    if newest:
+        return sorted(newest.values(), key=lambda r: r.path)
+    found = next((r for r in reversed(runs) if _has_cpu_rows(r)), None)
+    return [found] if found else []
 
 
 # ---- the GPU perf run --------------------------------------------------------
@@ -341,18 +352,89 @@ def cpu_table(view):
                  columns, rows, notes, align="l" + "r" * (len(columns) - 3) + "ll")
 
 
+# ---- the lesson's size ---------------------------------------------------------
+
+SMALL_EXPERIMENTS = ("lesson", "sweep")  # the lesson's 67,109,475 bytes, every input
+READERS = ("sum_bytes", "read_floor")      # the GPU floors: they read every byte and count nothing
+
+
+@dataclass(frozen=True)
+class SmallRace:
+    """lane_shared against the fastest other counting implementation on one input."""
+    input: str
+    subject: dict
+    rival: dict
+    comparison: object   # stats.Comparison of the subject's times over the rival's
+
+    @property
+    def fastest(self):
+        return self.comparison.ratio < 1
+
+
+def small_races(lesson_run):
+    """Per input of the run's GPU lesson and sweep rows, with the toolchain that ran the library
+    peer too: the subject against the fastest other implementation that counts."""
+    rows = [r for r in lesson_run.rows if r["backend"] == "cuda" and r["experiment"] in SMALL_EXPERIMENTS
+            and r["check"]["passed"] and r["samples_ms"] and r["impl"] not in READERS]
+    toolchain = next((r["toolchain"] for r in rows if r["impl"] == BASELINE), None)
+    races = []
+    for input in dict.fromkeys(r["input"] for r in rows):
+        here = [r for r in rows if r["input"] == input and r["toolchain"] == toolchain]
+        subject = next((r for r in here if r["impl"] == SUBJECT), None)
+        others = [r for r in here if r["impl"] != SUBJECT]
+        if subject is None or not others:
+            continue
+        rival = min(others, key=lambda r: r["summary_ms"]["median"])
+        races.append(SmallRace(input, subject, rival,
+                               stats.compare_samples(rival["samples_ms"], subject["samples_ms"], band=1.0)))
+    return races
+
+
+def small_verdict(races):
+    if not races:
+        return NOT_HERE
+    return MET if all(r.fastest for r in races) else NOT_MET
+
+
+def small_table(lesson_run):
+    races = small_races(lesson_run)
+    if not races:
+        return Table(f"{SUBJECT} at the lesson's size", ["input"], [],
+                     [f"{NOT_HERE}: the newest lesson run has no GPU rows of {SUBJECT} beside another kernel."])
+    size = races[0].subject["size"]
+    rows = []
+    for r in races:
+        s, v = r.subject["summary_ms"], r.rival["summary_ms"]
+        c = r.comparison
+        rows.append([r.input, f"{s['median']:.4f} ({s['p10']:.4f}..{s['p90']:.4f})", r.rival["impl"],
+                     f"{v['median']:.4f} ({v['p10']:.4f}..{v['p90']:.4f})", fmt.ratio(1 / c.ratio, 2),
+                     f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 3)})"])
+    notes = [f"Toolchain {races[0].subject['toolchain']}; {SUBJECT} with {races[0].subject['policy']['grid']} x "
+             f"{races[0].subject['policy']['block']}; ms: median (p10..p90) of the per-run samples. Rival: the "
+             "other implementation that counts with the lowest median on that input.",
+             f"Bootstrap: {SUBJECT}'s median time over the rival's with its {stats.CONFIDENCE:.0%} interval "
+             f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1.",
+             f"{SUBJECT} has the lowest median on every input (issue 6, item 1): {small_verdict(races)}; the interval "
+             f"lies below 1 on {sum(r.comparison.verdict == stats.FASTER for r in races)} of {len(races)} inputs."]
+    return Table(f"{SUBJECT} against the fastest other kernel at {size:,} bytes ({lesson_run.name})",
+                 ["input", f"{SUBJECT} ms", "rival", "rival ms", "speedup", "bootstrap"], rows, notes,
+                 align="lrlrrl")
+
+
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(perf_run, cpu_run):
+def perf_tables(perf_run, cpu_runs, lesson_run=None):
     if perf_run:
         view = PerfView(perf_run)
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
         tables = [Table("Performance (GPU)", ["input"], [],
                         [f"{NOT_HERE}: no run in data/runs holds GPU rows of the perf experiment."])]
-    if cpu_run and _has_cpu_rows(cpu_run, CPU_SUBJECT):
-        tables.append(cpu_table(CpuView(cpu_run)))
-    else:
+    if lesson_run and lesson_run.has_gpu_rows():
+        tables.append(small_table(lesson_run))
+    with_subject = [run for run in cpu_runs if _has_cpu_rows(run, CPU_SUBJECT)]
+    tables += [cpu_table(CpuView(run)) for run in with_subject]
+    if not with_subject:
         tables.append(Table("Performance (CPU)", ["input"], [],
                             [f"{NOT_HERE}: no run in data/runs holds CPU rows of {CPU_SUBJECT}."]))
     return tables

@@ -142,6 +142,47 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(perf.cpu_ahead(view), {"uniform": True, "one_byte": False})
         self.assertEqual(perf.cpu_verdict(view), perf.NOT_MET)
 
+    def _lesson_run(self, name, subject_gbps, samples=12):
+        """A GPU lesson run at 64 MiB: read_floor, cub at 3,000 GB/s, lane_shared at subject_gbps ({input: GB/s})."""
+        doc = perf_doc({}, {}, hardware=False)
+        template = doc["rows"][0]
+        rows = []
+        for input, gbps in subject_gbps.items():
+            for impl, g in (("read_floor", FLOOR_GBPS), ("sum_bytes", 9000.0), (perf.BASELINE, 3000.0),
+                            (perf.SUBJECT, gbps)):
+                row = _row(template, impl, input, g, experiment="lesson", size=1 << 26)
+                ms = row["summary_ms"]["median"]
+                row["samples_ms"] = [ms * (1 + 0.002 * (k - samples // 2)) for k in range(samples)]
+                rows.append(row)
+        doc["rows"] = _attach_floors(rows)
+        return load(self.tmp.name, name, doc)
+
+    def test_lesson_size_race(self):
+        # sum_bytes reads faster than anything counts: it is no rival. A 1% lead is resolved by tight samples.
+        races = {r.input: r for r in perf.small_races(self._lesson_run("small.json", {"uniform": 3030.0,
+                                                                                     "one_byte": 2900.0}))}
+        self.assertEqual({i: r.rival["impl"] for i, r in races.items()}, {"uniform": "cub", "one_byte": "cub"})
+        self.assertTrue(races["uniform"].fastest)
+        self.assertEqual(races["uniform"].comparison.verdict, "faster")
+        self.assertFalse(races["one_byte"].fastest)
+        self.assertEqual(perf.small_verdict(list(races.values())), perf.NOT_MET)
+        self.assertEqual(perf.small_verdict([races["uniform"]]), perf.MET)
+        self.assertEqual(perf.small_verdict([]), perf.NOT_HERE)
+
+    def test_each_cpu_keeps_its_newest_run(self):
+        def cpu_doc(cores):
+            doc = fixtures.cpu_only_doc(fixtures.real_run_doc())
+            doc["environment"]["host"]["logical_cores"] = cores
+            template = doc["rows"][0]
+            doc["rows"] = _attach_floors([_row(template, impl, "uniform", g, backend="cpu", toolchain="cpu",
+                                               experiment="lesson", floor="openmp_read_floor", size=1 << 26)
+                                          for impl, g in (("openmp_read_floor", 20.0), (perf.CPU_SUBJECT, 6.0))])
+            return doc
+        runs = [load(self.tmp.name, name, cpu_doc(cores))
+                for name, cores in (("a_2.json", 2), ("b_16.json", 16), ("c_2.json", 2))]
+        self.assertEqual([pathlib.Path(r.path).name for r in perf.newest_cpu_runs(runs)], ["b_16.json", "c_2.json"])
+        self.assertEqual(perf.newest_cpu_runs([]), [])
+
     def test_make_all_reports_the_verdicts(self):
         from plots.tests.test_make_all import build
         subject = {i: (80.0 if perf.required_pct(i) == 75.0 else 96.0) for i in INPUTS}
