@@ -254,27 +254,26 @@ def c3_english_barely_changes_global(ev, published):
     return decided(1 / BARELY <= ratio <= BARELY, figures)
 
 
-def c4_one_byte_doubles_global(ev, published):
-    """Holds if global's time on one_byte is more than 2x its time on uniform."""
+def _one_byte_over_uniform(ev, impl, holds):
+    """A claim on impl's time on one_byte over its time on uniform: holds(ratio)."""
     if (no := _needs_gpu(ev)):
         return no
-    ratio = _ratio(ev.ms("global", "one_byte"), ev.ms("global", "uniform"))
+    ratio = _ratio(ev.ms(impl, "one_byte"), ev.ms(impl, "uniform"))
     if ratio is None:
-        return _missing("global times on one_byte and uniform")
-    return decided(ratio > DOUBLES, f"global: one_byte {fmt.ms(ev.ms('global', 'one_byte'))} ms / uniform "
-                                    f"{fmt.ms(ev.ms('global', 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+        return _missing(f"{impl} times on one_byte and uniform")
+    return decided(holds(ratio), f"{impl}: one_byte {fmt.ms(ev.ms(impl, 'one_byte'))} ms / uniform "
+                                 f"{fmt.ms(ev.ms(impl, 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+
+
+def c4_one_byte_doubles_global(ev, published):
+    """Holds if global's time on one_byte is more than 2x its time on uniform."""
+    return _one_byte_over_uniform(ev, "global", lambda ratio: ratio > DOUBLES)
 
 
 def c5_privatized_degrades_on_one_byte(ev, published):
     """Holds if per_block's time on one_byte is more than 1.10x its time on
     uniform (a degradation beyond run-to-run noise); does not hold if flatter."""
-    if (no := _needs_gpu(ev)):
-        return no
-    ratio = _ratio(ev.ms("per_block", "one_byte"), ev.ms("per_block", "uniform"))
-    if ratio is None:
-        return _missing("per_block times on one_byte and uniform")
-    return decided(ratio > DEGRADES, f"per_block: one_byte {fmt.ms(ev.ms('per_block', 'one_byte'))} ms / uniform "
-                                     f"{fmt.ms(ev.ms('per_block', 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+    return _one_byte_over_uniform(ev, "per_block", lambda ratio: ratio > DEGRADES)
 
 
 def c6_privatized_near_sum_bytes(ev, published):
