@@ -42,8 +42,8 @@ struct KernelLaunch {
 
 // lane_shared (cuda/fast_kernels.cuh): its blocks store rows and
 // hs_fold_rows adds up to 32 rows a block into the bins, so a run makes
-// ceil(grid / 32) x 256 global atomics. (32: not tuned; a 528-block wave
-// folds in 17 blocks.)
+// ceil(grid / 32) x 256 global atomics. (32: not tuned; the 1 GiB default
+// grid of 396 folds in 13 blocks.)
 constexpr std::uint64_t kFoldRowsPerBlock = 32;
 constexpr std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + kFoldRowsPerBlock - 1) / kFoldRowsPerBlock; }
 
