@@ -19,6 +19,7 @@ DriverApi load_driver_api() {
   HS_LOAD_FUNCTION(libcuda, api, cuFuncGetAttribute);
   HS_LOAD_FUNCTION(libcuda, api, cuFuncSetAttribute);
   HS_LOAD_FUNCTION(libcuda, api, cuLaunchKernel);
+  HS_LOAD_FUNCTION(libcuda, api, cuModuleGetLoadingMode);
   driver_error_name = libcuda.function<decltype(&::cuGetErrorName)>("cuGetErrorName");
   driver_error_string = libcuda.function<decltype(&::cuGetErrorString)>("cuGetErrorString");
   HS_CUDA(api.cuInit(0));
@@ -30,6 +31,12 @@ DriverApi load_driver_api() {
 const DriverApi& driver_api() {
   static const DriverApi api = load_driver_api();
   return api;
+}
+
+std::string module_loading_mode() {
+  CUmoduleLoadingMode mode{};
+  HS_CUDA(driver_api().cuModuleGetLoadingMode(&mode));
+  return mode == CU_MODULE_LAZY_LOADING ? "lazy" : "eager";
 }
 
 }  // namespace hs::gpu

@@ -4,6 +4,8 @@
 #pragma once
 #include <cuda.h>
 
+#include <string>
+
 namespace hs::gpu {
 
 struct DriverApi {
@@ -17,10 +19,16 @@ struct DriverApi {
   decltype(&::cuFuncGetAttribute) cuFuncGetAttribute = nullptr;
   decltype(&::cuFuncSetAttribute) cuFuncSetAttribute = nullptr;
   decltype(&::cuLaunchKernel) cuLaunchKernel = nullptr;
+  decltype(&::cuModuleGetLoadingMode) cuModuleGetLoadingMode = nullptr;
 };
 
 // Loads libcuda.so.1 once (and sets check.hpp's driver message functions).
 // Throws Unavailable when there is no driver.
 const DriverApi& driver_api();
+
+// How this process loads modules: "lazy" or "eager" (CUDA_MODULE_LOADING,
+// default lazy since CUDA 12.2), as the driver reports it. Executors load
+// every kernel before timing either way.
+std::string module_loading_mode();
 
 }  // namespace hs::gpu

@@ -1,22 +1,23 @@
 // The part of a GPU executor that does not depend on how the kernels were
-// compiled: the device, one stream, the input, bins, byte-sum and scratch buffers,
-// CUDA events, the device limits, resolve (delegated to the variant), checked
-// runs and both timing methods, and the CUB variant. A toolchain subclass
-// (nvcc: cuda/nvcc_executor.cpp; NVRTC later) supplies toolchain(),
-// describe() and ONE hook, launch(), that starts a kernel by name expression.
-// Plain C++: no kernel code here.
+// compiled: resolve (delegated to the variant), checked runs, samplers and
+// the lesson's timing, over the buffers and stream of the run's
+// SharedDevice (cuda/shared_device.hpp), which every GPU executor of the
+// run shares. A toolchain subclass (nvcc: cuda/nvcc_executor.cpp, NVRTC:
+// cuda/nvrtc_executor.cpp) supplies toolchain(), describe() and ONE hook,
+// launch(), that starts a kernel by name expression. Plain C++: no kernel
+// code here.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "cuda/cub_histogram.hpp"
+#include "cuda/shared_device.hpp"
 #include "cuda/variants.hpp"
 #include "study/executor.hpp"
 
@@ -24,63 +25,47 @@ namespace hs::gpu {
 
 class GpuExecutor : public Executor {
  public:
-  // Selects `device`. Throws Unavailable when the machine has no usable CUDA
-  // GPU, UsageError when `device` is not one of them.
-  explicit GpuExecutor(int device);
-  ~GpuExecutor() override;
-  GpuExecutor(const GpuExecutor&) = delete;
-  GpuExecutor& operator=(const GpuExecutor&) = delete;
+  explicit GpuExecutor(std::shared_ptr<SharedDevice> device);
 
   bool supports(const Implementation& impl) const override;
   LaunchPolicy resolve(const Implementation& impl, LaunchPolicy requested, std::uint64_t n,
                        int runs) const override;
   void load(std::span<const std::uint8_t> data) override;
-  RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy) override;
-  std::vector<double> time_each(const Implementation& impl, const LaunchPolicy& policy, int warmups,
-                                int reps) override;
-  double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, int warmups, int reps) override;
+  RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement) override;
+  std::unique_ptr<Sampler> sampler(const Implementation& impl, const LaunchPolicy& policy,
+                                   const Placement& placement, CacheMode mode) override;
+  CacheMode honoured(CacheMode requested) const override { return requested; }
+  double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement,
+                           int warmups, int reps) override;
+  nlohmann::json placement_record(const Placement& placement) const override;
+  double peak_clock_mhz() const override { return device_->peak_clock_mhz(); }
 
-  const DeviceLimits& limits() const { return limits_; }
-  int device() const { return device_; }
+  const DeviceLimits& limits() const { return device_->limits(); }
+  int device() const { return device_->device(); }
   // Name, compute capability, SMs, driver and runtime versions: for describe().
   nlohmann::json device_json() const;
 
- protected:
-  // Starts one kernel of a plan on stream() with `args` = {&data, &n, &out,
-  // &slice, &scratch} (KernelLaunch's parameter list). Must check the launch.
-  virtual void launch(const KernelLaunch& launch, void** args) = 0;
-  cudaStream_t stream() const { return stream_; }
-  // "7.5": for messages.
-  std::string compute_capability() const;
-
- private:
-  struct Prepared {  // one run, ready to enqueue without host work that could skew timing
+  // One run, ready to enqueue without host work that could skew timing.
+  struct Prepared {
     bool library = false;
     int counter_bits = 32;
     void* out = nullptr;
     std::vector<KernelLaunch> plan;
   };
-  Prepared prepare(const Implementation& impl, const LaunchPolicy& policy);
+  Prepared prepare(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement);
   void enqueue(const Prepared& run);
-  void ensure_scratch(std::size_t bytes);
-  void zero_outputs();
-  void activate() const;
-  void ensure_events(std::size_t pairs);
-  void release() noexcept;
+  SharedDevice& shared() const { return *device_; }
 
-  int device_ = 0;
-  DeviceLimits limits_;
-  std::string name_;
-  cudaStream_t stream_ = nullptr;
-  unsigned char* data_ = nullptr;
-  std::uint64_t n_ = 0, capacity_ = 0;
-  bool loaded_ = false;
-  void* bins_ = nullptr;              // 256 counters, sized for 64-bit ones
-  unsigned long long* sum_ = nullptr;  // the floors' byte sum
-  void* scratch_ = nullptr;            // KernelLaunch::scratch_bytes
-  std::size_t scratch_capacity_ = 0;
-  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> events_;
-  CubHistogram cub_;
+ protected:
+  // Starts one kernel of a plan on stream() with `args` = {&data, &n, &out,
+  // &slice, &scratch} (KernelLaunch's parameter list). Must check the launch.
+  virtual void launch(const KernelLaunch& launch, void** args) = 0;
+  cudaStream_t stream() const { return device_->stream(); }
+  // "7.5": for messages.
+  std::string compute_capability() const;
+
+ private:
+  std::shared_ptr<SharedDevice> device_;
 };
 
 }  // namespace hs::gpu

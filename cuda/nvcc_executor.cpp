@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "build_config.hpp"
 #include "cuda/check.hpp"
@@ -30,7 +31,7 @@ std::vector<std::string> built_archs() {
 
 class NvccExecutor final : public GpuExecutor {
  public:
-  explicit NvccExecutor(int device) : GpuExecutor(device) {
+  explicit NvccExecutor(std::shared_ptr<SharedDevice> device) : GpuExecutor(std::move(device)) {
     for (const auto& [name, kernel] : nvcc::kernel_table()) kernels_.emplace(std::string(name), kernel);
     for (const auto& name : kernel_names())
       if (!kernels_.count(name)) throw Error("nvcc executor: no compiled kernel for " + name);
@@ -93,6 +94,8 @@ class NvccExecutor final : public GpuExecutor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_nvcc_executor(int device) { return std::make_unique<NvccExecutor>(device); }
+std::unique_ptr<Executor> make_nvcc_executor(std::shared_ptr<SharedDevice> device) {
+  return std::make_unique<NvccExecutor>(std::move(device));
+}
 
 }  // namespace hs::gpu

@@ -55,12 +55,12 @@ class LoadedModule {
 
 class NvrtcExecutor final : public GpuExecutor {
  public:
-  NvrtcExecutor(std::shared_ptr<const NvrtcLibrary> nvrtc, int device)
-      : GpuExecutor(device),
+  NvrtcExecutor(std::shared_ptr<const NvrtcLibrary> nvrtc, std::shared_ptr<SharedDevice> device)
+      : GpuExecutor(std::move(device)),
         nvrtc_(std::move(nvrtc)),
         driver_(driver_api()),
         compiled_(nvrtc_->compile(limits().cc_major * 10 + limits().cc_minor, kernel_names())),
-        module_(driver_, device, compiled_.image) {
+        module_(driver_, this->device(), compiled_.image) {
     for (const auto& [name, symbol] : compiled_.lowered_names) {
       Kernel kernel{module_.function(symbol)};
       // Asking for attributes loads the function now, so lazy module loading
@@ -128,8 +128,9 @@ class NvrtcExecutor final : public GpuExecutor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc, int device) {
-  return std::make_unique<NvrtcExecutor>(std::move(nvrtc), device);
+std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc,
+                                              std::shared_ptr<SharedDevice> device) {
+  return std::make_unique<NvrtcExecutor>(std::move(nvrtc), std::move(device));
 }
 
 }  // namespace hs::gpu

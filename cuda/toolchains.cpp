@@ -10,6 +10,7 @@
 #include "cuda/kernel_sources.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/nvrtc_library.hpp"
+#include "cuda/shared_device.hpp"
 #include "cuda/variants.hpp"
 #include "study/error.hpp"
 #include "study/results.hpp"
@@ -65,11 +66,17 @@ void write_file(const fs::path& path, const std::string& bytes) {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, int device) {
+std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, std::shared_ptr<SharedDevice> device) {
   const auto library = nvrtc_library_of(spec);
-  if (!library) return make_nvcc_executor(device);
-  return make_nvrtc_executor(load_nvrtc(*library), device);
+  if (!library) return make_nvcc_executor(std::move(device));
+  return make_nvrtc_executor(load_nvrtc(*library), std::move(device));
 }
+
+void check_toolchain(const std::string& spec) {
+  if (const auto library = nvrtc_library_of(spec)) load_nvrtc(*library);
+}
+
+std::shared_ptr<SharedDevice> open_device(int device) { return std::make_shared<SharedDevice>(device); }
 
 std::vector<FoundToolchain> find_toolchains() {
   std::vector<FoundToolchain> found = {{"nvcc", "nvcc " + nvcc::version(), "built in"}};

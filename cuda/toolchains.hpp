@@ -15,13 +15,24 @@
 namespace hs::gpu {
 
 class NvrtcLibrary;
+class SharedDevice;
+
+// An executor for `spec` on the run's shared device (its buffers and stream).
+// Throws UsageError for an unknown spec or an NVRTC library that cannot be
+// loaded.
+std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, std::shared_ptr<SharedDevice> device);
 
 // Throws UsageError for an unknown spec or an NVRTC library that cannot be
-// loaded, Unavailable when there is no usable GPU.
-std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, int device = 0);
+// loaded; needs no GPU, so a bad --toolchain is refused on any machine.
+void check_toolchain(const std::string& spec);
 
-// The executor for kernels `nvrtc` compiles for `device` at construction.
-std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc, int device);
+// The device every GPU executor of a run shares. Throws Unavailable when
+// there is no usable GPU.
+std::shared_ptr<SharedDevice> open_device(int device = 0);
+
+// The executor for kernels `nvrtc` compiles for the device at construction.
+std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc,
+                                              std::shared_ptr<SharedDevice> device);
 
 struct FoundToolchain {
   std::string spec;   // what --toolchain takes

@@ -66,8 +66,9 @@ const std::vector<std::string>& kernel_names();
 extern const Variant kSumBytes, kReadFloor, kGlobal, kPerBlock, kPerWarp, kPartitioned, kCub;
 extern const Variant kLaneShared;
 
-// The executor for the kernels nvcc compiled into this binary, on `device`.
-// Throws Unavailable (with the reason) when there is no usable GPU.
-std::unique_ptr<Executor> make_nvcc_executor(int device = 0);
+class SharedDevice;
+// The executor for the kernels nvcc compiled into this binary, on the run's
+// shared device. Throws Unavailable when this binary has no code for it.
+std::unique_ptr<Executor> make_nvcc_executor(std::shared_ptr<SharedDevice> device);
 
 }  // namespace hs::gpu

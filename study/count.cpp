@@ -87,7 +87,7 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
     requested.threads = threads;
     const LaunchPolicy policy = executor.resolve(impl, requested, n, 1);
     executor.load(bytes);
-    const RunOutput out = executor.run_once(impl, policy);
+    const RunOutput out = executor.run_once(impl, policy, Placement{});
     for (int v = 0; v < kBins; ++v) total[v] += out.bins[v];
     if (n < chunk.size()) break;
   }

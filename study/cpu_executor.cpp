@@ -1,6 +1,8 @@
 // The CPU executor: runs the registry's CPU variants on host memory, timed
 // with the steady clock one run at a time.
 #include <chrono>
+#include <limits>
+#include <utility>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -34,7 +36,7 @@ class CpuExecutor final : public Executor {
 
   void load(std::span<const std::uint8_t> data) override { data_ = data; }
 
-  RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy) override {
+  RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy, const Placement&) override {
     RunOutput out;
     if (impl.counts)
       impl.cpu_histogram(data_, out.bins, policy);
@@ -43,16 +45,15 @@ class CpuExecutor final : public Executor {
     return out;
   }
 
-  std::vector<double> time_each(const Implementation& impl, const LaunchPolicy& policy, int warmups,
-                                int reps) override {
-    bins_ = {};
-    for (int i = 0; i < warmups; ++i) run_accumulating(impl, policy);
-    std::vector<double> samples;
-    for (int i = 0; i < reps; ++i) samples.push_back(timed_ms([&] { run_accumulating(impl, policy); }));
-    return samples;
+  std::unique_ptr<Sampler> sampler(const Implementation& impl, const LaunchPolicy& policy, const Placement&,
+                                   CacheMode) override {
+    return std::make_unique<CpuSampler>(*this, impl, policy);
   }
 
-  double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, int warmups,
+  // The CPU's caches are not flushed: its samples run hot.
+  CacheMode honoured(CacheMode) const override { return CacheMode::hot; }
+
+  double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, const Placement&, int warmups,
                            int reps) override {
     bins_ = {};
     for (int i = 0; i < warmups; ++i) run_accumulating(impl, policy);
@@ -62,7 +63,30 @@ class CpuExecutor final : public Executor {
            reps;
   }
 
+  nlohmann::json placement_record(const Placement&) const override { return nullptr; }
+  double peak_clock_mhz() const override { return 0; }
+
  private:
+  // Runs synchronously: sample() times one run with the steady clock.
+  class CpuSampler final : public Sampler {
+   public:
+    CpuSampler(CpuExecutor& cpu, const Implementation& impl, const LaunchPolicy& policy)
+        : cpu_(cpu), impl_(impl), policy_(policy) {}
+    void warm() override { cpu_.run_accumulating(impl_, policy_); }
+    void reset_bins() override { cpu_.bins_ = {}; }
+    void sample() override {
+      taken_.push_back({timed_ms([&] { cpu_.run_accumulating(impl_, policy_); }),
+                        std::numeric_limits<double>::quiet_NaN()});
+    }
+    std::vector<Sample> collect() override { return std::exchange(taken_, {}); }
+
+   private:
+    CpuExecutor& cpu_;
+    const Implementation& impl_;
+    LaunchPolicy policy_;
+    std::vector<Sample> taken_;
+  };
+
   // Adds into bins_ without zeroing or reading it, as the timed loop must.
   void run_accumulating(const Implementation& impl, const LaunchPolicy& policy) {
     if (impl.counts)

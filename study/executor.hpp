@@ -1,7 +1,10 @@
 // Where implementations run: the CPU, or a GPU through one toolchain (the
 // kernels nvcc built into this binary, or kernels an NVRTC library compiled
 // at run time). The harness (study/harness.hpp) drives every executor the
-// same way: load the input once, check one run, then time.
+// same way: load the input, check one run, then take samples, interleaved
+// sample by sample with the other executors of the same backend. GPU
+// executors of one run share one device's buffers and stream
+// (cuda/shared_device.hpp), so two toolchains differ only in their code.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -14,6 +17,7 @@
 #include "study/bins.hpp"
 #include "study/policy.hpp"
 #include "study/registry.hpp"
+#include "study/sampling.hpp"
 
 namespace hs {
 
@@ -23,11 +27,30 @@ struct RunOutput {
   std::uint64_t byte_sum = 0;
 };
 
+// One implementation on one executor, checked and ready to sample. The
+// harness calls sample() on several samplers in a rotating order, then
+// collect() on each; nothing here zeroes or reads the bins between the two
+// events of a sample.
+class Sampler {
+ public:
+  virtual ~Sampler() = default;
+  // One untimed run.
+  virtual void warm() = 0;
+  // Zeroes the bins, outside any timed region, before counters could overflow.
+  virtual void reset_bins() = 0;
+  // One timed run (in cold mode preceded by an L2 flush, outside the timing).
+  virtual void sample() = 0;
+  // Waits for the samples taken since the last collect and returns them in order.
+  virtual std::vector<Sample> collect() = 0;
+};
+
 class Executor {
  public:
   virtual ~Executor() = default;
   // "cpu", "nvcc 13.0.88", "nvrtc 12.6.85": the toolchain label in result rows.
   virtual std::string toolchain() const = 0;
+  // For an A/A control entry (study/control.hpp), the toolchain it repeats; "" otherwise.
+  virtual std::string control_of() const { return ""; }
   // Compiler, version and flags behind this executor's code, for the record.
   virtual nlohmann::json describe() const = 0;
   virtual bool supports(const Implementation& impl) const = 0;
@@ -37,16 +60,25 @@ class Executor {
   virtual LaunchPolicy resolve(const Implementation& impl, LaunchPolicy requested, std::uint64_t n,
                                int runs) const = 0;
   virtual void load(std::span<const std::uint8_t> data) = 0;
-  // Zeroes the bins, runs once, reads back.
-  virtual RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy) = 0;
-  // Zeroes the bins (outside the timing), `warmups` untimed runs, then
-  // `reps` runs each timed on its own; milliseconds per run.
-  virtual std::vector<double> time_each(const Implementation& impl, const LaunchPolicy& policy, int warmups,
-                                        int reps) = 0;
-  // The lesson's method: `warmups` runs, then `reps` back-to-back runs
-  // timed as one; mean milliseconds per run.
-  virtual double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy, int warmups,
-                                   int reps) = 0;
+  // Zeroes the bins at `placement`, runs once, reads back.
+  virtual RunOutput run_once(const Implementation& impl, const LaunchPolicy& policy,
+                             const Placement& placement) = 0;
+  // A sampler of `impl` writing its bins at `placement`. The cache mode is
+  // what the executor honours: a CPU executor runs hot.
+  virtual std::unique_ptr<Sampler> sampler(const Implementation& impl, const LaunchPolicy& policy,
+                                           const Placement& placement, CacheMode mode) = 0;
+  // The cache mode samples of this executor are taken in when `requested`.
+  virtual CacheMode honoured(CacheMode requested) const = 0;
+  // The lesson's method: zeroes the bins, `warmups` runs, then `reps`
+  // back-to-back runs timed as one; mean milliseconds per run.
+  virtual double time_back_to_back(const Implementation& impl, const LaunchPolicy& policy,
+                                   const Placement& placement, int warmups, int reps) = 0;
+  // Where this executor's buffers lie for `placement` (each address modulo
+  // 2 MiB), for the record; null where addresses mean nothing (the CPU).
+  virtual nlohmann::json placement_record(const Placement& placement) const = 0;
+  // The device's peak SM clock, against which each sample's measured clock
+  // is judged throttled or not; 0: the executor measures no clock.
+  virtual double peak_clock_mhz() const = 0;
 };
 
 std::unique_ptr<Executor> make_cpu_executor();

@@ -1,6 +1,8 @@
 #include "study/harness.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 
 #include "study/error.hpp"
 
@@ -26,12 +28,16 @@ std::optional<std::string> check_output(const Implementation& impl, const RunOut
 }  // namespace
 
 int TimingPlan::runs_between_zeroings() const {
-  return std::max({1, warmups + reps, lesson_warmups + lesson_reps});
+  return std::max({1, warmups + stop.min_samples, lesson_warmups + lesson_reps});
 }
 
 nlohmann::json TimingPlan::to_json() const {
   return {{"warmups", warmups},
-          {"reps", reps},
+          {"reps", stop.min_samples},
+          {"stop", stop.to_json()},
+          {"cache", cache_mode_name(cache)},
+          {"throttle_fraction", throttle_fraction},
+          {"runs_between_zeroings", runs_between_zeroings()},
           {"lesson_warmups", lesson_warmups},
           {"lesson_reps", lesson_reps}};
 }
@@ -40,13 +46,18 @@ double gigabytes_per_second(std::uint64_t bytes, double ms) {
   return ms > 0 ? double(bytes) / (ms * 1e-3) / 1e9 : 0.0;
 }
 
-Row measure(Executor& executor, const Implementation& impl, const LaunchPolicy& requested,
-            const Subject& subject, const TimingPlan& timing, const std::string& experiment) {
+namespace {
+
+// Resolves the policy and checks one run; the row is timed only if it passed.
+Row checked_row(Executor& executor, const Implementation& impl, const LaunchPolicy& requested,
+                const Placement& placement, const Subject& subject, const TimingPlan& timing,
+                const std::string& experiment) {
   Row row;
   row.experiment = experiment;
   row.impl = impl.name;
   row.backend = backend_name(impl.backend);
   row.toolchain = executor.toolchain();
+  row.control_of = executor.control_of();
   row.input = subject.input;
   row.size = subject.data.size();
   row.input_stats = stats_of(subject.reference);
@@ -54,19 +65,108 @@ Row measure(Executor& executor, const Implementation& impl, const LaunchPolicy& 
   row.global_atomics = impl.global_atomics(row.policy, row.size);
   row.bytes_read = impl.bytes_read(row.policy, row.size);
   row.floor_impl = floor_for(impl).name;
-
-  auto mismatch = check_output(impl, executor.run_once(impl, row.policy), subject);
+  row.cache_mode = cache_mode_name(executor.honoured(timing.cache));
+  auto mismatch = check_output(impl, executor.run_once(impl, row.policy, placement), subject);
   row.check_passed = !mismatch;
-  if (mismatch) {
-    row.check_detail = *mismatch;
-    return row;  // a wrong answer is never timed
-  }
-  row.samples_ms = executor.time_each(impl, row.policy, timing.warmups, timing.reps);
-  row.summary = summarize(row.samples_ms);
-  if (timing.lesson_reps > 0)
-    row.lesson_mean_ms = executor.time_back_to_back(impl, row.policy, timing.lesson_warmups, timing.lesson_reps);
-  row.gbps = gigabytes_per_second(row.bytes_read, row.summary.median);
+  if (mismatch) row.check_detail = *mismatch;  // a wrong answer is never timed
   return row;
+}
+
+// The members that passed their check, sampled in rotation (see measure()).
+class RotatingSampling {
+ public:
+  RotatingSampling(const std::vector<Executor*>& members, std::vector<Row>& rows, const Implementation& impl,
+                   const Placement& placement, const TimingPlan& timing)
+      : rows_(rows), timing_(timing) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (!rows[i].check_passed) continue;
+      const CacheMode mode = members[i]->honoured(timing.cache);
+      members_.push_back({i, members[i]->sampler(impl, rows[i].policy, placement, mode),
+                          timing.throttle_fraction * members[i]->peak_clock_mhz()});
+    }
+    for (auto& m : members_)
+      for (const auto& other : members_) rows_[m.row].group.push_back(rows_[other.row].toolchain);
+  }
+
+  void run() {
+    const int k = int(members_.size());
+    if (k == 0) return;
+    for (int w = 0; w < timing_.warmups; ++w)
+      for (int j : rotation(k, w)) turn(members_[std::size_t(j)], false);
+    const auto start = std::chrono::steady_clock::now();
+    for (int round = 0;; ++round) {
+      const auto order = rotation(k, round);
+      for (int j : order) turn(members_[std::size_t(j)], true);
+      for (std::size_t position = 0; position < order.size(); ++position)
+        record(members_[std::size_t(order[position])], int(position));
+      if ((round + 1) % k == 0 &&
+          all_stopped(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()))
+        break;
+    }
+  }
+
+ private:
+  struct Member {
+    std::size_t row;
+    std::unique_ptr<Sampler> sampler;
+    double throttle_below_mhz;  // 0: no clock to judge
+  };
+
+  // One run of `m`, zeroing the shared bins first when the counters need it.
+  void turn(Member& m, bool timed) {
+    if (since_zero_ == 0 || since_zero_ >= timing_.runs_between_zeroings()) {
+      m.sampler->reset_bins();
+      since_zero_ = 0;
+    }
+    timed ? m.sampler->sample() : m.sampler->warm();
+    ++since_zero_;
+  }
+
+  void record(Member& m, int position) {
+    Row& row = rows_[m.row];
+    for (const Sample& s : m.sampler->collect()) {
+      const bool throttled = m.throttle_below_mhz > 0 && s.clock_mhz < m.throttle_below_mhz;
+      row.sample_log.push_back({s.ms, position, s.clock_mhz, throttled});
+      if (!throttled) row.samples_ms.push_back(s.ms);
+    }
+  }
+
+  // Every member has met the rule; each row keeps the outcome it met.
+  bool all_stopped(double seconds) {
+    bool all = true;
+    for (auto& m : members_) {
+      Row& row = rows_[m.row];
+      row.stop = should_stop(timing_.stop, row.samples_ms, int(row.sample_log.size()), seconds);
+      all = all && !row.stop.reason.empty();
+    }
+    return all;
+  }
+
+  std::vector<Row>& rows_;
+  const TimingPlan& timing_;
+  std::vector<Member> members_;
+  int since_zero_ = 0;
+};
+
+}  // namespace
+
+std::vector<Row> measure(const std::vector<Executor*>& members, const Implementation& impl,
+                         const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
+                         const TimingPlan& timing, const std::string& experiment) {
+  std::vector<Row> rows;
+  for (auto* e : members) rows.push_back(checked_row(*e, impl, requested, placement, subject, timing, experiment));
+  RotatingSampling(members, rows, impl, placement, timing).run();
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    Row& row = rows[i];
+    row.placement = members[i]->placement_record(placement);
+    if (row.samples_ms.empty()) continue;  // failed its check, or every sample was throttled
+    row.summary = summarize(row.samples_ms);
+    if (timing.lesson_reps > 0)
+      row.lesson_mean_ms =
+          members[i]->time_back_to_back(impl, row.policy, placement, timing.lesson_warmups, timing.lesson_reps);
+    row.gbps = gigabytes_per_second(row.bytes_read, row.summary.median);
+  }
+  return rows;
 }
 
 void attach_floors(std::vector<Row>& rows) {
@@ -84,6 +184,21 @@ namespace {
 template <typename T>
 nlohmann::json optional_json(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json finite_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// Columns, in the order the samples were taken.
+nlohmann::json sample_log_json(const std::vector<Row::LoggedSample>& log) {
+  nlohmann::json ms = nlohmann::json::array(), position = nlohmann::json::array(),
+                 clock = nlohmann::json::array(), throttled = nlohmann::json::array();
+  for (const auto& s : log) {
+    ms.push_back(s.ms);
+    position.push_back(s.position);
+    clock.push_back(finite_or_null(s.clock_mhz));
+    throttled.push_back(s.throttled);
+  }
+  return {{"ms", ms}, {"position", position}, {"clock_mhz", clock}, {"throttled", throttled}};
 }
 }  // namespace
 
@@ -103,6 +218,17 @@ nlohmann::json Row::to_json() const {
           {"global_atomics", optional_json(global_atomics)},
           {"bytes_read", bytes_read},
           {"samples_ms", samples_ms},
+          {"sample_log", sample_log_json(sample_log)},
+          {"sampling",
+           {{"cache", cache_mode},
+            {"taken", sample_log.size()},
+            {"used", samples_ms.size()},
+            {"throttled", sample_log.size() - samples_ms.size()},
+            {"stop", stop.reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(stop.reason)},
+            {"noise", finite_or_null(stop.noise)},
+            {"group", group}}},
+          {"control_of", control_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(control_of)},
+          {"placement", placement},
           {"summary_ms", summary.to_json()},
           {"lesson_mean_ms", optional_json(lesson_mean_ms)},
           {"gbps", gbps},

@@ -14,16 +14,24 @@
 #include "study/executor.hpp"
 #include "study/policy.hpp"
 #include "study/registry.hpp"
+#include "study/sampling.hpp"
 #include "study/stats.hpp"
 
 namespace hs {
 
 struct TimingPlan {
-  int warmups = 3;          // untimed runs before the per-run samples
-  int reps = 20;            // runs timed one by one (raw samples kept)
+  int warmups = 3;          // untimed runs of each executor before its samples
+  StopRule stop;            // how many samples: min, then to a target noise, within caps
+  CacheMode cache = CacheMode::cold;
+  // A sample whose SM clock is below this fraction of the device's peak is
+  // throttled: kept in the log, left out of the statistics. 0.75: nvbench's
+  // default throttle threshold.
+  double throttle_fraction = 0.75;
   int lesson_warmups = 3;   // the lesson's method (STUDY-SPEC.md 1): 3 warm-ups,
   int lesson_reps = 10;     // then the mean of 10 back-to-back runs; 0 skips it
-  // The most runs between two zeroings of the bins: what counter widths must survive.
+  // The most runs between two zeroings of the bins: what counter widths
+  // must survive. Sampling zeroes the bins (outside any timed region) every
+  // this many runs, so longer sampling never widens the counters.
   int runs_between_zeroings() const;
   nlohmann::json to_json() const;
 };
@@ -44,8 +52,22 @@ struct Row {
   std::string check_detail;  // the first mismatch, when the check failed
   std::optional<std::uint64_t> global_atomics;
   std::uint64_t bytes_read = 0;
-  std::vector<double> samples_ms;
+  std::vector<double> samples_ms;  // the samples the statistics use: every timed one not throttled
   Summary summary;
+  // Every sample as taken, in order: its time, its position in the rotation
+  // (0: first), the SM clock after it (null where not measured), whether it was throttled.
+  struct LoggedSample {
+    double ms = 0;
+    int position = 0;
+    double clock_mhz = 0;
+    bool throttled = false;
+  };
+  std::vector<LoggedSample> sample_log;
+  std::string cache_mode;            // cold or hot, as the executor honoured it
+  StopOutcome stop;                  // why sampling stopped, and the noise then
+  std::vector<std::string> group;    // the executors sampled in rotation with this one, in round-0 order
+  std::string control_of;            // an A/A control entry: the toolchain it repeats; "" otherwise
+  nlohmann::json placement;          // the executor's placement record (null on the CPU)
   std::optional<double> lesson_mean_ms;
   double gbps = 0;                     // bytes_read over the median time
   std::optional<double> pct_of_floor;  // against the floor measured in the same run
@@ -54,9 +76,14 @@ struct Row {
   nlohmann::json to_json() const;
 };
 
-// Checks one implementation on `subject`, then times it (if the check passed).
-Row measure(Executor& executor, const Implementation& impl, const LaunchPolicy& requested,
-            const Subject& subject, const TimingPlan& timing, const std::string& experiment);
+// Checks one implementation on `subject` on every executor of `members`,
+// then times those that passed, sample by sample in a rotating order
+// (A B C, B C A, C A B, ...) until every one meets the stopping rule at the
+// end of a whole rotation, so each executor holds each position equally
+// often. One row per member, in the order of `members`.
+std::vector<Row> measure(const std::vector<Executor*>& members, const Implementation& impl,
+                         const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
+                         const TimingPlan& timing, const std::string& experiment);
 
 // Fills pct_of_floor for every row whose floor (same toolchain, input and
 // size) is among `rows`.

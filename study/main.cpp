@@ -10,10 +10,12 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
 #include "build_config.hpp"
+#include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/env.hpp"
 #include "study/error.hpp"
@@ -25,6 +27,7 @@
 #include "study/sizes.hpp"
 #include "study/study.hpp"
 #if HISTOSTUDY_HAVE_CUDA
+#include "cuda/driver_api.hpp"
 #include "cuda/microbench.hpp"
 #include "cuda/toolchains.hpp"
 #endif
@@ -43,26 +46,41 @@ struct Executors {
   }
 };
 
+// --control: "auto" repeats the first toolchain when two or more are
+// compared; "none" adds no control; a spec repeats that toolchain.
+std::string control_spec(const std::string& control, const std::vector<std::string>& toolchains) {
+  if (control == "none") return "";
+  if (control == "auto") return toolchains.size() >= 2 ? toolchains.front() : "";
+  return control;
+}
+
 // The CPU executor, and one GPU executor per toolchain spec ("nvcc",
-// "nvrtc", "nvrtc:LIBRARY"), in order: the study interleaves them case by case.
-Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}) {
+// "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
+// one shared device: the study samples them in rotation.
+Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none") {
   Executors ex;
   ex.owned.push_back(hs::make_cpu_executor());
 #if HISTOSTUDY_HAVE_CUDA
-  std::vector<std::string> labels;
-  for (const auto& spec : toolchains) {
-    try {
-      auto executor = hs::gpu::make_gpu_executor(spec);
+  const std::string repeated = control_spec(control, toolchains);
+  for (const auto& spec : toolchains) hs::gpu::check_toolchain(spec);
+  if (!repeated.empty()) hs::gpu::check_toolchain(repeated);
+  try {
+    const auto device = hs::gpu::open_device(0);
+    std::vector<std::string> labels;
+    for (const auto& spec : toolchains) {
+      auto executor = hs::gpu::make_gpu_executor(spec, device);
       if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
         throw hs::UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
       labels.push_back(executor->toolchain());
       ex.owned.push_back(std::move(executor));
-    } catch (const hs::Unavailable& e) {
-      ex.gpu_absent = e.what();
     }
+    if (!repeated.empty()) ex.owned.push_back(hs::make_control(hs::gpu::make_gpu_executor(repeated, device)));
+  } catch (const hs::Unavailable& e) {
+    ex.owned.resize(1);
+    ex.gpu_absent = e.what();
   }
 #else
-  (void)toolchains;
+  (void)toolchains, (void)control;
   ex.gpu_absent = "this histostudy was built without CUDA";
 #endif
   return ex;
@@ -86,10 +104,20 @@ nlohmann::json gpu_state(const Executors& ex) {
 nlohmann::json environment_record(const Executors& ex) {
   nlohmann::json executors = nlohmann::json::array();
   for (const auto& e : ex.owned) executors.push_back({{"toolchain", e->toolchain()}, {"describe", e->describe()}});
+  nlohmann::json loading = nullptr;
+#if HISTOSTUDY_HAVE_CUDA
+  if (ex.gpu_absent.empty()) {
+    const char* variable = std::getenv("CUDA_MODULE_LOADING");
+    loading = {{"CUDA_MODULE_LOADING", variable ? nlohmann::json(variable) : nlohmann::json(nullptr)},
+               {"mode", hs::gpu::module_loading_mode()},
+               {"kernels_loaded_before_timing", true}};
+  }
+#endif
   return {{"host", hs::host_environment()},
           {"build", hs::build_environment()},
           {"driver", hs::nvml::driver()},
           {"executors", executors},
+          {"module_loading", loading},
           {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
 }
 
@@ -146,11 +174,29 @@ nlohmann::json shared_rates_if_asked(const hs::StudyRequest& request, const Exec
 }
 
 struct RunOptions {
-  std::vector<std::string> experiments, impls, inputs, sizes, toolchains;
-  int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20;
+  std::vector<std::string> experiments, impls, inputs, sizes, toolchains, bins_offsets;
+  int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20, max_reps = 200;
+  double noise_pct = 0.5, max_time_s = 5.0, throttle = 0.75;
+  std::string cache = "cold", control = "auto";
   std::string out_dir = "data/runs";
   bool no_save = false;
 };
+
+std::vector<hs::Placement> parse_placements(const std::vector<std::string>& items) {
+  std::vector<hs::Placement> out;
+  for (const auto& item : split_commas(items)) {
+    std::size_t used = 0;
+    long long offset = -1;
+    try {
+      offset = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size()) throw hs::UsageError("--bins-offset " + item + ": not a number of bytes");
+    out.push_back(hs::Placement::checked(offset));
+  }
+  return out;
+}
 
 int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::StudyRequest request;
@@ -162,12 +208,17 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.policy.block = opt.block;
   request.policy.threads = opt.threads;
   request.passes = opt.passes;
+  request.placements = parse_placements(opt.bins_offsets);
+  if (opt.max_reps < opt.reps)
+    throw hs::UsageError("--max-reps " + std::to_string(opt.max_reps) + " is below --reps " + std::to_string(opt.reps));
   request.gpu_timing.warmups = opt.warmups;
-  request.gpu_timing.reps = opt.reps;
+  request.gpu_timing.stop = {opt.reps, opt.max_reps, opt.noise_pct / 100.0, opt.max_time_s};
+  request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
+  request.gpu_timing.throttle_fraction = opt.throttle;
 
   const std::string started = hs::utc_now();
   const auto toolchains = split_commas(opt.toolchains);
-  Executors ex = make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains);
+  Executors ex = make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
   std::cerr << "histostudy: " << cases.size() << " cases\n";
@@ -285,8 +336,27 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 4096));
   run->add_option("-p,--passes", run_opt.passes, "partitioned passes P: 1, 2, 4, 8")
       ->check(CLI::IsMember({1, 2, 4, 8}));
-  run->add_option("--warmups", run_opt.warmups, "untimed GPU runs before the samples")->check(CLI::Range(0, 1000));
-  run->add_option("--reps", run_opt.reps, "GPU runs timed one by one")->check(CLI::Range(1, 100000));
+  run->add_option("--warmups", run_opt.warmups, "untimed GPU runs of each toolchain before its samples")
+      ->capture_default_str()->check(CLI::Range(0, 1000));
+  run->add_option("--reps", run_opt.reps, "at least this many GPU samples (runs timed one by one) per toolchain")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  run->add_option("--max-reps", run_opt.max_reps, "at most this many GPU samples (rounded up to whole rotations)")
+      ->capture_default_str()->check(CLI::Range(1, 100000));
+  run->add_option("--noise", run_opt.noise_pct, "stop sampling once the median's 95% interval is within +-this %")
+      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+  run->add_option("--max-time", run_opt.max_time_s, "stop sampling a case after this many seconds (after --reps)")
+      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+  run->add_option("--cache", run_opt.cache, "cold: L2 flushed before every GPU sample; hot: back to back")
+      ->capture_default_str()->check(CLI::IsMember({"cold", "hot"}));
+  run->add_option("--throttle", run_opt.throttle,
+                  "a GPU sample whose SM clock is below this fraction of the peak is throttled: left out")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  run->add_option("--control", run_opt.control,
+                  "A/A control: auto (repeat the first toolchain when 2+ are compared), none, or a toolchain spec")
+      ->capture_default_str();
+  run->add_option("--bins-offset", run_opt.bins_offsets,
+                  "bytes past a 2 MiB boundary where the bins start: multiples of 128 up to 1 MiB (default 0; "
+                  "the placement experiment sweeps 0..2048)");
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
   run->add_option("--toolchain", run_opt.toolchains,

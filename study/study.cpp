@@ -25,6 +25,16 @@ const std::vector<std::string> kPerfImpls = {"lane_shared", "per_warp", "cub"};
 constexpr std::uint64_t kPerfSize = 1ull << 30;
 // Claim C8: the block-size sweep of the global and per-block kernels.
 const std::vector<int> kBlockSweep = {64, 128, 256, 512, 1024};
+// Issue 10: the bins' offset from a 2 MiB boundary, 0 to 2 KiB in 128-byte
+// (one L2 line) steps: two periods of the 1 KiB pattern first seen on the H200.
+constexpr std::uint32_t kPlacementSweepEnd = 2048;
+const std::vector<std::string> kPlacementInputs = {"uniform", "lesson_english", "one_byte"};
+
+std::vector<Placement> placement_sweep() {
+  std::vector<Placement> out;
+  for (std::uint32_t offset = 0; offset <= kPlacementSweepEnd; offset += Placement::kAlignment) out.push_back({offset});
+  return out;
+}
 
 std::vector<std::string> sweep_inputs() {  // Table 16-4: 256, 128, ..., 1 distinct values
   std::vector<std::string> inputs;
@@ -47,20 +57,22 @@ std::vector<const Implementation*> all_runnable(const std::vector<Executor*>& ex
 // pass count in `partition_passes`.
 void add_cases(std::vector<Case>& cases, const std::string& experiment, const std::vector<std::string>& inputs,
                const std::vector<std::uint64_t>& sizes, const std::vector<const Implementation*>& impls,
-               const LaunchPolicy& base, const std::vector<int>& partition_passes) {
+               const LaunchPolicy& base, const std::vector<int>& partition_passes,
+               const std::vector<Placement>& placements) {
   for (const auto& input : inputs)
     for (auto size : sizes)
-      for (const auto* impl : impls) {
-        if (impl->name != "partitioned") {
-          cases.push_back({experiment, input, size, impl, base});
-          continue;
+      for (const auto* impl : impls)
+        for (const auto& placement : impl->backend == Backend::cpu ? std::vector<Placement>{{}} : placements) {
+          if (impl->name != "partitioned") {
+            cases.push_back({experiment, input, size, impl, base, placement});
+            continue;
+          }
+          for (int passes : partition_passes) {
+            LaunchPolicy policy = base;
+            policy.passes = passes;
+            cases.push_back({experiment, input, size, impl, policy, placement});
+          }
         }
-        for (int passes : partition_passes) {
-          LaunchPolicy policy = base;
-          policy.passes = passes;
-          cases.push_back({experiment, input, size, impl, policy});
-        }
-      }
 }
 
 void add_floors(std::vector<Case>& cases, const std::vector<Executor*>& executors) {
@@ -81,13 +93,23 @@ void add_floors(std::vector<Case>& cases, const std::vector<Executor*>& executor
 
 }  // namespace
 
+TimingPlan StudyRequest::cpu_default_timing() {
+  TimingPlan plan;
+  plan.warmups = 1;
+  plan.stop = {5, 10, 0.01, 1.0};
+  plan.lesson_warmups = plan.lesson_reps = 0;
+  return plan;
+}
+
 std::vector<std::pair<std::string, std::string>> experiment_descriptions() {
   return {{"lesson", "every implementation on the lesson's inputs (uniform, lesson_english, prose, one_byte) at "
                      "67,109,475 bytes; partitioned with P = 1, 2, 4, 8"},
           {"sweep", "the Table 16-4 contention sweep: every implementation on distinct_256, 128, ..., 1"},
           {"blocks", "claim C8: global and per_block with 64 to 1024 threads per block on the lesson's inputs"},
           {"perf", "the fastest kernels (lane_shared, per_warp, cub) at 1 GiB on every input, "
-                   "with the GPU's measured shared-memory update rates"}};
+                   "with the GPU's measured shared-memory update rates"},
+          {"placement", "every GPU kernel that adds into global bins, with the bins 0 to 2,048 bytes past a 2 MiB "
+                        "boundary in 128-byte steps, on uniform, lesson_english and one_byte"}};
 }
 
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors) {
@@ -113,14 +135,16 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
   auto passes_or = [&](const std::vector<int>& fallback) {
     return request.passes ? std::vector<int>{request.passes} : fallback;
   };
+  const std::vector<Placement> placements = request.placements.empty() ? std::vector<Placement>{{}} : request.placements;
 
   std::vector<Case> cases;
   for (const auto& experiment : experiments) {
     if (experiment == "lesson" || experiment == "custom") {
       add_cases(cases, experiment, inputs_or(kLessonInputs), sizes, impls, request.policy,
-                passes_or(experiment == "lesson" ? kPartitionPasses : kDefaultPasses));
+                passes_or(experiment == "lesson" ? kPartitionPasses : kDefaultPasses), placements);
     } else if (experiment == "sweep") {
-      add_cases(cases, experiment, inputs_or(sweep_inputs()), sizes, impls, request.policy, passes_or(kDefaultPasses));
+      add_cases(cases, experiment, inputs_or(sweep_inputs()), sizes, impls, request.policy, passes_or(kDefaultPasses),
+                placements);
     } else if (experiment == "perf") {
       std::vector<const Implementation*> subjects;
       for (const auto* impl : impls)
@@ -129,7 +153,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
       std::vector<std::string> inputs = kLessonInputs;
       for (const auto& k : sweep_inputs()) inputs.push_back(k);
       add_cases(cases, experiment, inputs_or(inputs), request.sizes.empty() ? std::vector<std::uint64_t>{kPerfSize} : sizes,
-                subjects, request.policy, passes_or(kDefaultPasses));
+                subjects, request.policy, passes_or(kDefaultPasses), placements);
     } else if (experiment == "blocks") {
       std::vector<const Implementation*> subjects;
       for (const auto* impl : impls)
@@ -139,10 +163,17 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
         LaunchPolicy policy = request.policy;
         policy.block = block;
         add_cases(cases, experiment, inputs_or({"uniform", "lesson_english", "one_byte"}), sizes, subjects, policy,
-                  kDefaultPasses);
+                  kDefaultPasses, placements);
       }
+    } else if (experiment == "placement") {
+      std::vector<const Implementation*> subjects;
+      for (const auto* impl : impls)
+        if (impl->backend == Backend::cuda && impl->counts) subjects.push_back(impl);
+      if (subjects.empty()) throw Unavailable("experiment 'placement' needs the GPU kernels that count");
+      add_cases(cases, experiment, inputs_or(kPlacementInputs), sizes, subjects, request.policy,
+                passes_or(kDefaultPasses), request.placements.empty() ? placement_sweep() : request.placements);
     } else {
-      throw UsageError("unknown experiment '" + experiment + "' (known: lesson, sweep, blocks, perf)");
+      throw UsageError("unknown experiment '" + experiment + "' (known: lesson, sweep, blocks, perf, placement)");
     }
   }
   add_floors(cases, executors);
@@ -171,21 +202,29 @@ std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Exe
     cpu::reference(data, reference);
     const Subject subject{key.first, data, reference};
     for (auto* e : executors) e->load(data);
-    for (const Case* c : by_input[key])
-      for (auto* e : executors) {
-        if (!e->supports(*c->impl)) continue;
-        const TimingPlan& timing = c->impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
-        Row row = measure(*e, *c->impl, c->policy, subject, timing, c->experiment);
+    for (const Case* c : by_input[key]) {
+      std::vector<Executor*> members;
+      for (auto* e : executors)
+        if (e->supports(*c->impl)) members.push_back(e);
+      if (members.empty()) continue;
+      const TimingPlan& timing = c->impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
+      for (Row& row : measure(members, *c->impl, c->policy, c->placement, subject, timing, c->experiment)) {
         std::ostringstream line;
-        line << "[" << ++done << "/" << total << "] " << c->experiment << " " << row.toolchain << " "
-             << row.impl << " " << row.input << " " << with_commas(row.size) << " B (" << row.policy.str() << "): ";
-        if (row.check_passed)
-          line << row.summary.median << " ms, " << row.gbps << " GB/s";
-        else
+        line << "[" << ++done << "/" << total << "] " << c->experiment << " " << row.toolchain << " " << row.impl
+             << " " << row.input << " " << with_commas(row.size) << " B (" << row.policy.str();
+        if (c->placement.bins_offset) line << ", bins +" << c->placement.bins_offset;
+        line << "): ";
+        if (!row.check_passed)
           line << "CHECK FAILED: " << row.check_detail;
+        else if (row.samples_ms.empty())
+          line << "every sample throttled: not timed";
+        else
+          line << row.summary.median << " ms, " << row.gbps << " GB/s, " << row.samples_ms.size() << " samples ("
+               << row.stop.reason << ")";
         progress(line.str());
         rows.push_back(std::move(row));
       }
+    }
   }
   attach_floors(rows);
   return rows;

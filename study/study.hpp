@@ -23,6 +23,7 @@ struct Case {
   std::uint64_t size = 0;
   const Implementation* impl = nullptr;
   LaunchPolicy policy;
+  Placement placement;  // where the bins lie (the placement experiment sweeps it)
 };
 
 struct StudyRequest {
@@ -32,8 +33,11 @@ struct StudyRequest {
   std::vector<std::uint64_t> sizes;      // replaces their sizes
   LaunchPolicy policy;                   // grid, block, threads set by the user
   int passes = 0;                        // partitioned's P; 0: the experiment's (lesson: 1, 2, 4, 8; else 4)
+  std::vector<Placement> placements;     // bins offsets; empty: the experiment's (placement: its sweep; else 0)
   TimingPlan gpu_timing;
-  TimingPlan cpu_timing{1, 5, 0, 0};     // the CPU is slow: fewer runs, no lesson method
+  TimingPlan cpu_timing = cpu_default_timing();
+  // The CPU is slow: one warm-up, 5 to 10 samples within a second, no lesson method.
+  static TimingPlan cpu_default_timing();
 };
 
 // The experiments `histostudy list` describes.
@@ -45,8 +49,9 @@ std::vector<std::pair<std::string, std::string>> experiment_descriptions();
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors);
 
 // Runs every case on every executor that supports it, one input at a time
-// (generated once, reference computed once), toolchains interleaved case by
-// case so drift cancels. `progress` gets a line per measurement.
+// (generated once, reference computed once); the executors of a case take
+// their samples in rotation (harness.hpp, measure). `progress` gets a line
+// per measurement.
 std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
                            const StudyRequest& request, const std::function<void(const std::string&)>& progress);
 

@@ -270,20 +270,32 @@ TEST_CASE("the harness checks before it times, and a wrong answer is never timed
   const hs::Subject subject{"lesson_english", data, ref};
   auto cpu = hs::make_cpu_executor();
   cpu->load(data);
-  hs::TimingPlan quick{0, 3, 0, 0};
-  const auto row = hs::measure(*cpu, hs::find_implementation("openmp_private"), {}, subject, quick, "test");
+  hs::TimingPlan quick;
+  quick.warmups = 0;
+  quick.stop = {3, 3, 0.0, 60.0};
+  quick.lesson_reps = 0;
+  const std::vector<hs::Executor*> members = {cpu.get()};
+  auto measure = [&](const hs::Implementation& impl) {
+    auto rows = hs::measure(members, impl, {}, {}, subject, quick, "test");
+    REQUIRE(rows.size() == 1);
+    return rows.front();
+  };
+  const auto row = measure(hs::find_implementation("openmp_private"));
   CHECK(row.check_passed);
   CHECK(row.samples_ms.size() == 3);
   CHECK(row.gbps > 0);
+  CHECK(row.cache_mode == "hot");  // the CPU's caches are not flushed, and its rows say so
+  CHECK(row.placement.is_null());
 
   hs::Implementation broken = hs::find_implementation("openmp_private");
   broken.cpu_histogram = merge_by_store;
-  const auto bad = hs::measure(*cpu, broken, {}, subject, quick, "test");
+  const auto bad = measure(broken);
   CHECK_FALSE(bad.check_passed);
   CHECK(bad.check_detail.find("bin ") != std::string::npos);
   CHECK(bad.samples_ms.empty());
+  CHECK(bad.sample_log.empty());
 
-  const auto floor = hs::measure(*cpu, hs::find_implementation("openmp_read_floor"), {}, subject, quick, "test");
+  const auto floor = measure(hs::find_implementation("openmp_read_floor"));
   CHECK(floor.check_passed);
   std::vector<hs::Row> rows = {row, floor};
   hs::attach_floors(rows);
