@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Every GPU check and run of histostudy, on the GPU machine: build, the gpu
 # test suite, compute-sanitizer memcheck and racecheck on every kernel, the
-# default study with nvcc 13.0, NVRTC 12.6 and NVRTC 13.0 interleaved in one
-# process, the perf experiment (1 GiB, with the shared-memory update rates)
-# and the block-size sweep. Result files go to $OUT (default ./out); the
+# default study with nvcc 13.0, NVRTC 12.6 and NVRTC 13.0 sampled in
+# rotation on shared buffers with an A/A control, the lesson again with the
+# toolchains in the opposite order, the bins-placement sweep, the lesson's
+# kernels hot and cold at 16 MiB, 32 MiB and the lesson's size, the perf
+# experiment (1 GiB, with the shared-memory update rates) and the block-size
+# sweep. Result files go to $OUT (default ./out); the
 # logs go into $OUT/logs.tar.gz, since the device tool returns 8 files.
 #
 # The GPU machine has no package manager and no network, so a development
@@ -12,8 +15,9 @@
 #   tools/h200_run.sh pack              # here: .deps/include (headers), .deps/h200/nvrtc.tar.xz (~50 MB)
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
-# Stages: unpack build test sanitize study perf blocks (default: all, in
-# that order) and profile (on request); the logs are bundled at the end. The build
+# Stages: unpack build test sanitize study order placement cache perf blocks
+# (default: all, in that order) and profile (on request); the logs are
+# bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
 set -euo pipefail
@@ -105,12 +109,38 @@ for r in rows: times[r[name][:60]].append(float(r[value].replace(",", "")))
 for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v)//2]:>10.0f} ns (min {min(v):.0f})")' "$OUT/profile.csv"
 }
 
-# The default study (lesson + sweep), the three toolchains interleaved case
-# by case; every row is checked bin for bin before it is timed. The sm_90
+NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
+
+# Issue 10: the lesson with the toolchains in the opposite order (the A/A
+# control is then NVRTC 13.0): a result that changes with the order is a defect.
+order() {
+  "$HS" run -e lesson --toolchain "nvrtc:$PWD/$NVRTC_13,nvrtc:$PWD/$NVRTC_12,nvcc" -o "$OUT" \
+    2>"$OUT/order-progress.log" >"$OUT/order.txt"
+}
+
+# Issue 10: every kernel that adds into global bins, the bins 0..2048 bytes
+# past a 2 MiB boundary, under the three toolchains and the A/A control.
+placement() {
+  "$HS" run -e placement --toolchain "nvcc,$NVRTCS" --reps 10 -o "$OUT" \
+    2>"$OUT/placement-progress.log" >"$OUT/placement.txt"
+}
+
+# Issue 10: hot against cold samples where the input fits the 60 MiB L2
+# (16, 32 MiB) and where it does not quite (the lesson's 67 MB).
+cache() {
+  local mode
+  for mode in hot cold; do
+    "$HS" run -i read_floor,sum_bytes,per_block,per_warp,lane_shared,cub --input uniform,lesson_english,one_byte \
+      -s 16MiB,32MiB,67109475 --cache "$mode" -o "$OUT" 2>"$OUT/cache-$mode-progress.log" >"$OUT/cache-$mode.txt"
+  done
+}
+
+# The default study (lesson + sweep), the three toolchains and the A/A
+# control sampled in rotation; every row is checked bin for bin before it is timed. The sm_90
 # cubins the two NVRTCs build here are kept too: their SHA-256 should equal
 # the cubins entries of data/codegen/codegen-audit.json, built elsewhere.
 study() {
-  local nvrtcs="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
+  local nvrtcs=$NVRTCS
   "$HS" env >"$OUT/env.json"
   "$HS" list >"$OUT/list.txt"
   command -v nvidia-smi >/dev/null && nvidia-smi -q >"$OUT/nvidia-smi-q.txt"
@@ -124,8 +154,8 @@ mkdir -p "$OUT"
 # shellcheck disable=SC1091
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study perf blocks)
-known=" unpack build test sanitize study perf blocks profile "
+[ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
+known=" unpack build test sanitize study order placement cache perf blocks profile "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }
