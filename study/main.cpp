@@ -326,7 +326,7 @@ int main(int argc, char** argv) {
 
   RunOptions run_opt;
   auto* run = app.add_subcommand("run", "Run the study; write data/runs/<date>_<gpu>_<toolchains>.json");
-  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks, perf (default: lesson,sweep; see list)");
+  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks, perf, placement (default: lesson,sweep; see list)");
   run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
   run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");
@@ -360,7 +360,8 @@ int main(int argc, char** argv) {
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
   run->add_option("--toolchain", run_opt.toolchains,
-                  "GPU toolchains, interleaved: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N (default nvcc; see list)");
+                  "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
+                  "(default nvcc; see list)");
 
   std::string count_impl = "openmp_private", count_path = "-";
   int count_threads = 0;
@@ -389,7 +390,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // A usage error: one line, exit 2, whatever CLI11's own code would be.
+    std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
+    return 2;
   }
   try {
     if (*count) return count_command(count_impl, count_path, count_threads);

@@ -19,9 +19,20 @@ std::string fmt(const char* format, double value) {
 const Row* find_row(const std::vector<Row>& rows, const Row& like, std::string_view impl) {
   for (const auto& r : rows)
     if (r.impl == impl && r.toolchain == like.toolchain && r.input == like.input && r.size == like.size &&
-        r.check_passed && (r.experiment == "lesson" || r.experiment == "custom"))
+        r.check_passed && !r.samples_ms.empty() && (r.experiment == "lesson" || r.experiment == "custom"))
       return &r;
   return nullptr;
+}
+
+// ", cold L2, bins at +0 B": how the table's GPU samples were taken.
+std::string sampling_conditions(const std::vector<Row>& rows, const std::string& toolchain, std::uint64_t size) {
+  for (const auto& r : rows)
+    if (r.toolchain == toolchain && r.size == size && r.check_passed) {
+      std::string s = ", " + r.cache_mode + (r.cache_mode == "cold" ? " L2" : "");
+      if (r.placement.is_object()) s += ", bins at +" + std::to_string(r.placement.value("bins_offset", 0)) + " B";
+      return s;
+    }
+  return "";
 }
 
 std::string ms_or_dash(const Row* r) { return r ? fmt("%.3f", r->summary.median) : "-"; }
@@ -73,7 +84,8 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
   }
   for (const auto& [toolchain, backend, size] : tables) {
     auto [base, priv] = lesson_pair(backend);
-    out << "\nLesson table: " << toolchain << ", " << with_commas(size) << " bytes (median ms)\n";
+    out << "\nLesson table: " << toolchain << ", " << with_commas(size) << " bytes (median ms"
+        << sampling_conditions(rows, toolchain, size) << ")\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-16s %8s %5s %14s %14s %8s %10s %7s\n", "input", "busiest", "bins",
                   (std::string(base) + " ms").c_str(), (std::string(priv) + " ms").c_str(), "speedup",
@@ -112,6 +124,9 @@ void print_all_rows(const std::vector<Row>& rows, std::ostream& out) {
     if (!r.check_passed) {
       std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s CHECK FAILED: %s\n", r.experiment.c_str(),
                     r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.check_detail.c_str());
+    } else if (r.samples_ms.empty()) {
+      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s not timed: all %zu samples throttled\n",
+                    r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.sample_log.size());
     } else {
       std::string spread = fmt("%.4f", r.summary.p10) + ".." + fmt("%.4f", r.summary.p90);
       std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10.4f %21s %9.1f %7s %14s\n",

@@ -85,7 +85,7 @@ void add_floors(std::vector<Case>& cases, const std::vector<Executor*>& executor
     if (have.insert({c.experiment, c.input, c.size, std::string(floor.name)}).second) {
       LaunchPolicy policy;
       policy.threads = c.impl->backend == Backend::cpu ? c.policy.threads : 0;
-      floors.push_back({c.experiment, c.input, c.size, &floor, policy});
+      floors.push_back({c.experiment, c.input, c.size, &floor, policy, Placement{}});
     }
   }
   cases.insert(cases.end(), floors.begin(), floors.end());
@@ -97,6 +97,7 @@ TimingPlan StudyRequest::cpu_default_timing() {
   TimingPlan plan;
   plan.warmups = 1;
   plan.stop = {5, 10, 0.01, 1.0};
+  plan.cache = CacheMode::hot;  // the CPU's caches are not flushed
   plan.lesson_warmups = plan.lesson_reps = 0;
   return plan;
 }

@@ -36,7 +36,7 @@ struct StudyRequest {
   std::vector<Placement> placements;     // bins offsets; empty: the experiment's (placement: its sweep; else 0)
   TimingPlan gpu_timing;
   TimingPlan cpu_timing = cpu_default_timing();
-  // The CPU is slow: one warm-up, 5 to 10 samples within a second, no lesson method.
+  // The CPU is slow: one warm-up, 5 to 10 samples within a second, hot, no lesson method.
   static TimingPlan cpu_default_timing();
 };
 

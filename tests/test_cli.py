@@ -114,11 +114,17 @@ class Generate(unittest.TestCase):
         e(self, "run", "--experiment", "bogus", "--no-save", code=2, says="unknown experiment")
         e(self, "run", "--size", "1x", "--no-save", code=2, says="unknown unit")
         e(self, "run", "--impl", "reference", "--input", "/nonexistent", "--no-save", says="cannot open")
+        e(self, "run", "--bins-offset", "100", "-s", "611", "--no-save", code=2, says="multiple of 128")
+        e(self, "run", "--bins-offset", "2MiB", "-s", "611", "--no-save", code=2, says="not a number of bytes")
+        e(self, "run", "--reps", "30", "--max-reps", "10", "-s", "611", "--no-save", code=2, says="below --reps")
+        e(self, "run", "--cache", "warm", "-s", "611", "--no-save", code=2, says="warm")
+        e(self, "run", "--control", "bogus", "-s", "611", "--no-save", code=2, says="unknown toolchain 'bogus'")
         if b"cubins" in run("--help").stdout:  # built with CUDA
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
         if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
             e(self, "run", "--experiment", "perf", "--no-save", says="needs the GPU kernels")
             e(self, "run", "--impl", "lane_shared", "--no-save", says="cannot run here")
+            e(self, "run", "--experiment", "placement", "--no-save", says="needs the GPU kernels that count")
 
 
 if __name__ == "__main__":
