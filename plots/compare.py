@@ -8,9 +8,20 @@ clocks, flags, host, commit), by category; then every row measured in both
 with the ratio of medians B/A, its bootstrap interval, the Mann-Whitney p and
 a verdict against the threshold.
 
+Issue 10's controls: where both runs carry an A/A control entry (a toolchain
+measured again as an independent executor), each row shows each run's A/A
+ratio (the control over the toolchain it repeats, same case) and its
+interval, and a verdict stands only where both A/A pairs are the same within
+the threshold; else it is withheld (a case neither run repeated, such as the
+CPU's, keeps its verdict). A/A control rows serve as that and are not
+compared themselves. Every GPU row whose bins lay elsewhere in B than in
+A (bins_mod_2mib differs, or a run recorded no placement) is flagged: its
+ratio may measure where the bins lay rather than the change.
+
 Exit status: 1 when some row is slower beyond the threshold (its whole
-interval lies above it), 0 when none is, 2 for an unusable file or when the
-two runs have no row in common (a gate that compares nothing must not pass).
+interval lies above it, its verdict not withheld), 0 when none is, 2 for an
+unusable file or when the two runs have no row in common (a gate that
+compares nothing must not pass).
 
 Toolchains are matched by name; one left over in A is matched with one left
 over in B of the same compiler and CUDA major (nvcc 13.0.88 with nvcc 13.1.x),
@@ -18,11 +29,12 @@ so a toolkit update compares the same kernels.
 """
 import argparse
 import sys
+from dataclasses import dataclass
 
 from plots import stats
 from plots import table as fmt
 from plots.environment import commit_line, differences, gpu_line, show, toolchain_slot
-from plots.results import ResultError, is_timed, load_run, policy_label
+from plots.results import ResultError, aa_comparison, case_key, is_control, is_timed, load_run, policy_label
 from plots.table import Table
 
 DEFAULT_THRESHOLD = 1.10
@@ -40,22 +52,41 @@ def pair_toolchains(a_toolchains, b_toolchains):
     return pairs
 
 
-def case_key(row, toolchain):
-    return (row["experiment"], row["impl"], toolchain, row["input"], row["size"],
-            tuple(sorted(row["policy"].items())))
-
-
 def match_rows(run_a, run_b, impls=None):
-    """([(row A, row B)], rows only in A, rows only in B) of timed rows."""
+    """([(row A, row B)], rows only in A, rows only in B) of timed rows, A/A controls left out."""
     def wanted(row):
-        return is_timed(row) and (not impls or row["impl"] in impls)
-    pairs = pair_toolchains(run_a.toolchains(), run_b.toolchains())
-    b_rows = {case_key(r, r["toolchain"]): r for r in run_b.rows if wanted(r)}
+        return is_timed(row) and not is_control(row) and (not impls or row["impl"] in impls)
+    pairs = pair_toolchains(run_a.toolchains(controls=False), run_b.toolchains(controls=False))
+    b_rows = {(case_key(r), r["toolchain"]): r for r in run_b.rows if wanted(r)}
     matched, only_a = [], []
     for row in filter(wanted, run_a.rows):
-        found = b_rows.pop(case_key(row, pairs.get(row["toolchain"])), None)
+        found = b_rows.pop((case_key(row), pairs.get(row["toolchain"])), None)
         (matched.append((row, found)) if found else only_a.append(row))
     return matched, only_a, list(b_rows.values())
+
+
+def has_controls(run):
+    return any(is_control(r) for r in run.rows)
+
+
+def controls_line(run_a, run_b):
+    """One line where a run lacks A/A controls: its verdicts then stand unchecked."""
+    lacking = [label for label, run in (("A", run_a), ("B", run_b)) if not has_controls(run)]
+    if not lacking:
+        return None
+    return (f"A/A controls: {' and '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} none (a run from "
+            "before issue 10, or of one toolchain), so no verdict is checked against an A/A pair.")
+
+
+def placement_change(row_a, row_b):
+    """'' where the bins lay alike (or on the CPU, which has none); else what differs."""
+    if row_a["backend"] != "cuda":
+        return ""
+    missing = [label for label, row in (("A", row_a), ("B", row_b)) if not row.get("placement")]
+    if missing:
+        return f"DIFFERS: not recorded in {' and '.join(missing)}"
+    a, b = row_a["placement"]["bins_mod_2mib"], row_b["placement"]["bins_mod_2mib"]
+    return "" if a == b else f"DIFFERS: bins {a:,} -> {b:,} mod 2 MiB"
 
 
 def environment_report(run_a, run_b):
@@ -78,17 +109,50 @@ def row_label(row_a, row_b):
     return [row_a["experiment"], row_a["impl"], policy_label(row_a), toolchain, row_a["input"]]
 
 
-def rows_report(matched, threshold):
+@dataclass(frozen=True)
+class RowComparison:
+    a: dict
+    b: dict
+    comparison: stats.Comparison      # B over A
+    controls: tuple                   # (A/A in A, A/A in B), or () where a run has no controls
+    placement: str                    # placement_change
+
+    @property
+    def verdict(self):
+        return stats.guarded_verdict(self.comparison, self.controls) if self.controls else self.comparison.verdict
+
+
+def _controls(run_a, run_b, a, b, threshold):
+    """Both runs' A/A comparisons of the row's case where both runs carry controls and one has a pair for
+    it; () where no verdict can be checked (a run without controls, or a case neither repeated: the CPU's)."""
+    if not (has_controls(run_a) and has_controls(run_b)):
+        return ()
+    pair = (aa_comparison(run_a, a, threshold), aa_comparison(run_b, b, threshold))
+    return pair if any(pair) else ()
+
+
+def compare_rows(run_a, run_b, matched, threshold):
+    return [RowComparison(a, b, stats.compare_samples(a["samples_ms"], b["samples_ms"], threshold),
+                          _controls(run_a, run_b, a, b, threshold), placement_change(a, b)) for a, b in matched]
+
+
+def _aa_cell(aa):
+    return f"{fmt.ratio(aa.ratio, 3)} ({fmt.interval(aa.ci_low, aa.ci_high)})" if aa else fmt.MISSING
+
+
+def rows_report(found):
     """The table of matched rows and their comparisons."""
-    found = [(a, b, stats.compare_samples(a["samples_ms"], b["samples_ms"], threshold)) for a, b in matched]
-    rows = [row_label(a, b) + [fmt.ms(c.base_median), fmt.ms(c.new_median), fmt.ratio(c.ratio, 3),
-                               fmt.interval(c.ci_low, c.ci_high), fmt.p_value(c.p_value),
-                               c.verdict.upper() if c.verdict == stats.SLOWER else c.verdict]
-            for a, b, c in found]
-    table = Table("Rows measured in both (B/A of medians; above 1: B is slower)",
-                  ["experiment", "impl", "policy", "toolchain", "input", "A ms", "B ms", "B/A",
-                   f"{stats.CONFIDENCE:.0%} CI", "p", "verdict"], rows, align="lllllrrrrrl")
-    return table, [c for _, _, c in found]
+    rows = []
+    for r in found:
+        c, aa = r.comparison, r.controls or (None, None)
+        rows.append(row_label(r.a, r.b) + [fmt.ms(c.base_median), fmt.ms(c.new_median), fmt.ratio(c.ratio, 3),
+                                           fmt.interval(c.ci_low, c.ci_high), fmt.p_value(c.p_value),
+                                           _aa_cell(aa[0]), _aa_cell(aa[1]), r.placement,
+                                           r.verdict.upper() if r.verdict == stats.SLOWER else r.verdict])
+    return Table("Rows measured in both (B/A of medians; above 1: B is slower)",
+                 ["experiment", "impl", "policy", "toolchain", "input", "A ms", "B ms", "B/A",
+                  f"{stats.CONFIDENCE:.0%} CI", "p", "A/A in A", "A/A in B", "placement", "verdict"], rows,
+                 align="lllllrrrrrrrll")
 
 
 def header(label, run):
@@ -104,17 +168,24 @@ def compare(run_a, run_b, threshold=DEFAULT_THRESHOLD, impls=None, out=sys.stdou
     if not matched:
         out.write("No timed row is measured in both runs: nothing to compare.\n")
         return 2
-    table, results = rows_report(matched, threshold)
-    out.write(table.text() + "\n")
+    found = compare_rows(run_a, run_b, matched, threshold)
+    out.write(rows_report(found).text() + "\n")
     for label, rows in (("only in A", only_a), ("only in B", only_b)):
         if rows:
             out.write(f"{len(rows)} rows {label} (not compared): " + ", ".join(
                 sorted({f"{r['impl']} ({r['toolchain']})" for r in rows})) + "\n")
-    counts = {v: sum(c.verdict == v for c in results) for v in (stats.SLOWER, stats.FASTER, stats.SAME,
-                                                                stats.AMBIGUOUS)}
-    summary = (f"{len(results)} rows compared: {counts['slower']} slower, {counts['faster']} faster, "
-               f"{counts['same']} same, {counts['ambiguous']} ambiguous (band {threshold:.2f}x; verdict rules: "
-               "plots/stats.py)")
+    if controls_line(run_a, run_b):
+        out.write(controls_line(run_a, run_b) + "\n")
+    moved = sum(bool(r.placement) for r in found)
+    if moved:
+        out.write(f"PLACEMENT: {moved} of {len(found)} rows have their bins placed differently in A and B (column "
+                  "placement): their ratios may measure where the bins lay, not the change (issue 10).\n")
+    counts = {v: sum(r.verdict == v for r in found) for v in (stats.SLOWER, stats.FASTER, stats.SAME,
+                                                             stats.AMBIGUOUS)}
+    withheld = sum(r.verdict in (stats.WITHHELD_AA, stats.WITHHELD_NO_AA) for r in found)
+    summary = (f"{len(found)} rows compared: {counts['slower']} slower, {counts['faster']} faster, "
+               f"{counts['same']} same, {counts['ambiguous']} ambiguous, {withheld} withheld (band "
+               f"{threshold:.2f}x; verdict rules: plots/stats.py)")
     if counts[stats.SLOWER]:
         out.write(f"REGRESSION: {counts['slower']} rows are slower beyond {threshold:.2f}x. {summary}\n")
         return 1

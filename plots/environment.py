@@ -27,9 +27,11 @@ DIFF_CATEGORIES = [
 
 
 def toolchain_slot(toolchain):
-    """'nvrtc 12' for 'nvrtc 12.6.85', 'cpu' for 'cpu': one executor across version bumps."""
-    version = cuda_version(toolchain)
-    return f"{toolchain.split()[0]} {version[0]}" if version else toolchain
+    """'nvrtc 12' for 'nvrtc 12.6.85', 'cpu' for 'cpu': one executor across version bumps; an A/A
+    control entry keeps its suffix ('nvcc 13 (A/A control)'), so it never stands in for its toolchain."""
+    name, control, suffix = toolchain.partition(" (")
+    version = cuda_version(name)
+    return (f"{name.split()[0]} {version[0]}" if version else name) + control + suffix
 
 
 def flatten(value, prefix=""):

@@ -10,8 +10,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from plots import lesson, perf, sweep, versions  # noqa: E402
-from plots.results import find_rows  # noqa: E402
+from plots import lesson, perf, placement, stats, sweep, versions  # noqa: E402
+from plots.results import find_rows, kernel_label  # noqa: E402
 
 FORMATS = ("png", "svg", "pdf")
 METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
@@ -98,7 +98,7 @@ def lesson_figure(run, published, out_dir):
 # ---- sweep: Mpix/s against distinct values ----
 
 def primary_gpu_toolchain(run):
-    return next((tc for tc in run.toolchains() if tc != "cpu"), None)
+    return next((tc for tc in run.toolchains(controls=False) if tc != "cpu"), None)
 
 
 def sweep_figure(run, published, out_dir):
@@ -130,20 +130,37 @@ def sweep_figure(run, published, out_dir):
     return save(fig, out_dir, "sweep")
 
 
-# ---- versions: ratio with interval per kernel ----
+# ---- versions: ratio with interval per kernel, the A/A pair's beside ----
 
-def versions_figure(run, published, out_dir, input="uniform"):
+AA_STYLE = {"fmt": "s", "color": "0.45", "markersize": 4, "capsize": 2}
+
+
+def _ratio_bar(ax, comparison, y, **style):
+    c = comparison
+    ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], **style)
+
+
+def versions_figure(run, published, out_dir, not_yet, input="uniform"):
     fig, ax = plt.subplots(figsize=(7, 4.4))
     labels, y = [], 0
     pairs = versions.pairs_in(run) if run else []
+    aa_labelled = withheld_labelled = False
     for (base_tc, new_tc), color in zip(pairs, _colors(len(pairs))):
         first = True
-        for b, n, c in versions.comparisons(run, base_tc, new_tc):
-            if b["input"] != input:
+        for c in versions.comparisons(run, base_tc, new_tc):
+            if c.base["input"] != input:
                 continue
-            ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], fmt="o", color=color,
-                        capsize=3, label=f"{new_tc} / {base_tc}" if first else None)
-            labels.append(versions._kernel_label(b))
+            withheld = c.verdict in (stats.WITHHELD_AA, stats.WITHHELD_NO_AA)
+            _ratio_bar(ax, c.ab, y, fmt="o", color=color, capsize=3, markerfacecolor="white" if withheld else color,
+                       label=f"A/B: {new_tc} / {base_tc}" if first else None)
+            if withheld and not withheld_labelled:
+                ax.plot([], [], "o", color="0.3", markerfacecolor="white", label="hollow: verdict withheld")
+                withheld_labelled = True
+            if c.aa:
+                _ratio_bar(ax, c.aa, y + 0.3, label=None if aa_labelled else f"A/A: {versions.aa_label(run)}",
+                           **AA_STYLE)
+                aa_labelled = True
+            labels.append(kernel_label(c.base))
             first, y = False, y + 1
     for k, row in enumerate(versions.published_table(published).rows):
         kernel, old, new = row[0], float(row[3]), float(row[5])
@@ -152,19 +169,57 @@ def versions_figure(run, published, out_dir, input="uniform"):
         labels.append(f"{kernel} (T4, published)")
         y += 1
     if not pairs:
-        ax.text(0.5, 0.5, "ours: not measurable here (no run holds two CUDA versions)", transform=ax.transAxes,
-                ha="center", va="center", color="0.3", bbox={"facecolor": "white", "edgecolor": "0.8"})
+        ax.text(0.5, 0.5, f"ours: {not_yet}", transform=ax.transAxes, ha="center", va="center", color="0.3",
+                wrap=True, bbox={"facecolor": "white", "edgecolor": "0.8"})
     ax.axvline(1.0, color="0.2", linewidth=0.8)
-    ax.axvspan(1 / versions.stats.DEFAULT_BAND, versions.stats.DEFAULT_BAND, color="0.9", zorder=0,
-               label=f"'same' band (within {versions.stats.DEFAULT_BAND:.2f}x)")
+    ax.axvspan(1 / stats.DEFAULT_BAND, stats.DEFAULT_BAND, color="0.9", zorder=0,
+               label=f"'same' band (within {stats.DEFAULT_BAND:.2f}x)")
     ax.set_yticks(range(len(labels)), labels)
     ax.set_ylim(len(labels) - 0.5, -0.5)
     fig.set_size_inches(7, 2.0 + 0.25 * len(labels))
-    ax.set_xlabel("newer CUDA's median time over older's (above 1: newer is slower); bars: 95% bootstrap CI")
+    ax.set_xlabel("median time over the other's (A/B above 1: newer is slower); bars: 95% bootstrap CI")
     ax.set_title(f"CUDA versions compared on {input} ({run.name if pairs else 'published figures only'})", pad=24)
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return save(fig, out_dir, "versions")
+
+
+# ---- placement: median time against the bins offset ----
+
+def placement_figure(run, out_dir, not_yet):
+    found = placement.effects(run) if run else []
+    kernels = list(dict.fromkeys(e.kernel for e in found))
+    inputs = list(dict.fromkeys(e.input for e in found))
+    fig, axes = plt.subplots(max(len(kernels), 1), max(len(inputs), 1), squeeze=False,
+                             figsize=(3.6 * max(len(inputs), 1), 2.2 * max(len(kernels), 1) + 0.8))
+    if not found:
+        note(axes[0, 0], not_yet)
+        axes[0, 0].set_axis_off()
+        return save(fig, out_dir, "placement")
+    toolchains = list(dict.fromkeys(s.toolchain for e in found for s in e.series))
+    colors = dict(zip(toolchains, _colors(len(toolchains))))
+    ticks = placement.offsets_of(run)[::4]
+    for e in found:
+        ax = axes[kernels.index(e.kernel), inputs.index(e.input)]
+        for s in e.series:
+            offsets, low, high = list(s.rows), s.band(10), s.band(90)
+            style = "--" if s.control else "-"
+            ax.plot(offsets, list(s.medians().values()), style, marker=".", color=colors[s.toolchain],
+                    label=s.toolchain)
+            ax.fill_between(offsets, list(low.values()), list(high.values()), color=colors[s.toolchain], alpha=0.2,
+                            linewidth=0)
+        ax.set_title(f"{e.kernel}, {e.input}")
+        ax.set_xticks(ticks)
+        ax.grid(alpha=0.3)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("median ms")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("bins offset past 2 MiB, bytes")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(f"Median time against the bins offset, band p10..p90 ({run.name})", y=1.03)
+    fig.tight_layout()
+    return save(fig, out_dir, "placement")
 
 
 # ---- percent of the read floor ----
@@ -179,16 +234,16 @@ def floor_figure(run, out_dir):
     shown = ("cpu", primary_gpu_toolchain(run)) if run else ()
     keys = [(tc, size) for tc, size in lesson.table_keys(run) if tc in shown] if run else []
     panels = [(tc, size, _floor_rows(run, tc, size)) for tc, size in keys]
-    sizes = [max(len({versions._kernel_label(r) for r in rows}), 1) for _, _, rows in panels] or [1]
+    sizes = [max(len({kernel_label(r) for r in rows}), 1) for _, _, rows in panels] or [1]
     fig, axes = plt.subplots(len(sizes), 1, figsize=(8, 1.0 + 0.4 * sum(sizes) + 0.6 * len(sizes)),
                              squeeze=False, gridspec_kw={"height_ratios": sizes})
     inputs = list(dict.fromkeys(r["input"] for _, _, rows in panels for r in rows))
     colors = dict(zip(inputs, _colors(len(inputs))))
     for ax, (toolchain, size, rows) in zip(axes[:, 0], panels):
-        impls = list(dict.fromkeys(versions._kernel_label(r) for r in rows))
+        impls = list(dict.fromkeys(kernel_label(r) for r in rows))
         height = 0.8 / max(len(inputs), 1)
         for j, input in enumerate(inputs):
-            values = {versions._kernel_label(r): r["pct_of_floor"] for r in rows if r["input"] == input}
+            values = {kernel_label(r): r["pct_of_floor"] for r in rows if r["input"] == input}
             ys = [i + (j - (len(inputs) - 1) / 2) * height for i in range(len(impls))]
             xs = [values.get(k, 0) for k in impls]
             ax.barh(ys, xs, height, color=colors[input], label=input)
@@ -252,8 +307,10 @@ def perf_figure(run, out_dir):
     return save(fig, out_dir, "perf")
 
 
-def all_figures(lesson_run, sweep_run, version_run, published, out_dir, perf_run=None):
-    return (lesson_figure(lesson_run, published, out_dir) + sweep_figure(sweep_run, published, out_dir)
-            + versions_figure(version_run, published, out_dir) + floor_figure(lesson_run, out_dir)
-            + perf_figure(perf_run, out_dir))
+def all_figures(sel, published, out_dir, not_yet):
+    """Every figure from the runs `sel` (plots/selection.py) picks; not_yet: {figure: why it has no data}."""
+    return (lesson_figure(sel.lesson, published, out_dir) + sweep_figure(sel.sweep, published, out_dir)
+            + versions_figure(sel.version, published, out_dir, not_yet["versions"])
+            + floor_figure(sel.lesson, out_dir) + perf_figure(sel.perf, out_dir)
+            + placement_figure(sel.placement, out_dir, not_yet["placement"]))
 

@@ -4,8 +4,10 @@ The lesson compares global atomics with the privatized kernel; on the CPU
 the same pair is the single-thread reference and openmp_private (as
 study/report.cpp prints it).
 """
+from plots import placement
 from plots import table as fmt
-from plots.results import busiest_pct, find_row, find_rows, median_ms, policy_label
+from plots.results import (busiest_pct, conditions, find_row, find_rows, is_control, median_ms, policy_label,
+                           requested_offset)
 from plots.table import Table
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
@@ -24,7 +26,8 @@ def lesson_rows(run, toolchain):
 
 def table_keys(run):
     """(toolchain, size) of every lesson table in the run, in row order."""
-    keys = [(r["toolchain"], r["size"]) for r in run.rows if r["experiment"] in LESSON_EXPERIMENTS]
+    keys = [(r["toolchain"], r["size"]) for r in run.rows if r["experiment"] in LESSON_EXPERIMENTS
+            and not is_control(r)]  # the A/A control serves the version comparison
     return list(dict.fromkeys(keys))
 
 
@@ -64,7 +67,14 @@ def _speedup(a, b):
     return a / b if a and b else None
 
 
-def main_table(view, t4):
+def bins_note(view):
+    """Where the view's GPU rows put their bins and how they were sampled, as their records say."""
+    rows = [r for r in lesson_rows(view.run, view.toolchain) if r["size"] == view.size]
+    found = conditions(rows)
+    return f"{found}." if found else "bins placement: not recorded (a run from before issue 10's placement record)."
+
+
+def main_table(view, t4, placement_run=None):
     title = f"Lesson table: {view.toolchain}, {view.size:,} bytes, median ms ({view.run.name})"
     columns = ["input", "busiest bin", "bins used", f"{view.base} ms", f"{view.private} ms", "speedup",
                "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
@@ -86,6 +96,11 @@ def main_table(view, t4):
     notes = [f"ms: median of the per-run samples; lesson-method ms: {view.base} / {view.private} timed the "
              "lesson's way (mean of back-to-back runs after warm-ups), where recorded.",
              f"T4: {t4.label}, {t4.build}, from data/published/ (inputs the lesson did not run show -)."]
+    if view.backend != "cpu":
+        notes.append(bins_note(view))
+        if placement_run is None:
+            notes.append(f"{view.base} at the best and the worst bins placement: not measured yet (no controlled "
+                         "placement run).")
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}"
               for r in lesson_rows(view.run, view.toolchain) if not r["check"]["passed"]]
     return Table(title, columns, rows, notes, align="lrr" + "r" * 9)
@@ -143,14 +158,45 @@ def partitioned_table(view):
                  ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
 
 
-def lesson_tables(run, published):
+def by_placement_table(view, placement_run):
+    """The baseline (global) row at the placement run's best and worst bins offset, beside the lesson run's;
+    None where the placement run has no such series for the view's toolchain."""
+    found = {s.input: s for s in placement.all_series(placement_run)
+             if s.kernel == view.base and s.toolchain == view.toolchain}
+    rows = []
+    for input in (i for i in view.inputs if i in found):
+        s, row, priv = found[input], view.row(view.base, input), view.ms(view.private, input)
+        medians = s.medians()
+        cells = [input, f"{fmt.ms(view.ms(view.base, input))} at {requested_offset(row):,}" if row
+                 else fmt.MISSING, fmt.ms(priv)]
+        for offset in (s.best, s.worst):
+            cells += [f"{offset:,}", fmt.ms(medians[offset]), fmt.ratio(_speedup(medians[offset], priv))]
+        rows.append(cells)
+    if not rows:
+        return None
+    source = "the lesson run itself" if placement_run.path == view.run.path else \
+        f"{placement_run.path}, a different file from the lesson run {view.run.path}"
+    notes = [f"Best, worst: the bins offset (bytes past a 2 MiB boundary) of the lowest and highest median of "
+             f"{view.base} in the placement run, {source}; speedup: that time over {view.private}'s in the lesson "
+             "run."]
+    return Table(f"Lesson table, {view.base} by bins placement: {view.toolchain}, median ms",
+                 ["input", f"{view.base} ms (lesson run, at offset)", f"{view.private} ms", "best offset", "best ms",
+                  "speedup at best", "worst offset", "worst ms", "speedup at worst"], rows, notes)
+
+
+def lesson_tables(run, published, placement_run=None):
     """Every lesson table of `run`: per toolchain and size, the main table,
-    the floor rows, the atomic counts and the partitioned rows."""
+    the baseline by bins placement (from `placement_run`), the floor rows,
+    the atomic counts and the partitioned rows."""
     t4 = baseline_source(published)
     tables = []
     for toolchain, size in table_keys(run):
         view = LessonView(run, toolchain, size)
-        tables += [main_table(view, t4), floor_table(view, t4)]
+        tables.append(main_table(view, t4, placement_run))
+        by_placement = by_placement_table(view, placement_run) if view.backend != "cpu" and placement_run else None
+        if by_placement:
+            tables.append(by_placement)
+        tables.append(floor_table(view, t4))
         if view.backend != "cpu":  # CPU implementations use no global atomics
             tables.append(atomics_table(view, t4))
         part = partitioned_table(view)
@@ -180,7 +226,8 @@ def main(argv=None):
     if not table_keys(run):
         print(f"lesson: {args.run}: no lesson rows", file=sys.stderr)
         return 2
-    print("\n".join(t.latex() if args.latex else t.markdown() for t in lesson_tables(run, published)))
+    placement_run = run if run.has_gpu_rows(placement.EXPERIMENT) else None
+    print("\n".join(t.latex() if args.latex else t.markdown() for t in lesson_tables(run, published, placement_run)))
     return 0
 
 

@@ -2,27 +2,20 @@
 
     python3 -m plots.make_all [--data DIR] [--out DIR]      (./dev paper)
 
-Which runs feed which report (runs are data/runs/*.json, every one
-validated; names start with the UTC date, so name order is time order):
-  lesson tables, floor figure   the newest run with GPU lesson rows, else the newest with lesson rows
-  version comparison            the newest run holding two CUDA versions
-  contention sweep              the newest run with GPU sweep rows, else the newest with sweep rows
-  performance (GPU)             the newest run with GPU perf rows (earlier perf runs are named as earlier attempts)
-  performance (CPU)             per CPU, the newest run with CPU rows of openmp_fast, else the newest with CPU rows
-  lane_shared at lesson size    the lesson run
-  claims audit, environments    every run, every toolchain in it
-A file that is not a valid result file stops the build with a message that
-names it (exit status 1): the paper never silently leaves data out.
+Which runs feed which report: plots/selection.py decides, and its docstring
+says how. A file that is not a valid result file, or a superseded.csv that
+lists a run that is not there, stops the build with a message that names it
+(exit status 1): the paper never silently leaves data out.
 """
 import argparse
 import pathlib
 import sys
 from dataclasses import dataclass
 
-from plots import claims, codegen, figures, lesson, paper, perf, sweep, versions
+from plots import claims, codegen, figures, hotcold, lesson, paper, perf, placement, selection, sweep, versions
 from plots.environment import flatten, show, summary
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
-from plots.results import ResultError, load_runs
+from plots.results import ResultError
 from plots.table import Table
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -33,38 +26,31 @@ COMMAND = "./dev paper (plots/make_all.py)"
 class Inputs:
     """What the reports are made from, and the names they print for it."""
     data_name: str            # 'data': how the stamps name the data directory
-    runs: list
+    sel: selection.Selection  # the runs, and which feeds which report
     published: object
     audit: object
-    lesson_run: object
-    sweep_run: object
-    version_run: object
-    perf_run: object
-    cpu_runs: list
+
+    @property
+    def runs(self):
+        return self.sel.runs
 
     def published_file(self, name):
         return f"{self.data_name}/published/{name}"
 
+    def superseded_file(self):
+        return f"{self.data_name}/runs/{selection.SUPERSEDED_FILE}"
+
     def all_files(self):
-        return [r.path for r in self.runs] + [self.published_file(LESSON_FILE), self.published_file(TABLE_16_4_FILE)] \
-            + self.audit.files
-
-
-def newest_lesson_run(runs):
-    for wanted in (lambda r: r.has_gpu_rows("lesson"), lambda r: r.has_rows("lesson") or r.has_rows("custom")):
-        found = next((r for r in reversed(runs) if wanted(r)), None)
-        if found:
-            return found
-    return None
+        return [r.path for r in self.runs] + ([self.superseded_file()] if self.sel.superseded else []) \
+            + [self.published_file(LESSON_FILE), self.published_file(TABLE_16_4_FILE)] + self.audit.files
 
 
 def gather(data_dir):
     name = data_dir.name
-    runs = load_runs(data_dir / "runs", f"{name}/runs/")
+    sel = selection.load(data_dir / "runs", f"{name}/runs/")
     published = load_published(data_dir / "published", f"{name}/published/")
     audit = codegen.load_audit(data_dir / "codegen", f"{name}/codegen/")
-    return Inputs(name, runs, published, audit, newest_lesson_run(runs), sweep.newest_sweep_run(runs),
-                  versions.newest_version_run(runs), perf.newest_perf_run(runs), perf.newest_cpu_runs(runs))
+    return Inputs(name, sel, published, audit)
 
 
 def stamp(files, comment):
@@ -87,22 +73,26 @@ def full_environment(run):
 
 def build_reports(inp):
     """{report name: (tables, data files it used)}."""
-    lesson_tables = lesson.lesson_tables(inp.lesson_run, inp.published) if inp.lesson_run else [
+    sel, why = inp.sel, inp.sel.reasons()
+    lesson_tables = lesson.lesson_tables(sel.lesson, inp.published, sel.placement) if sel.lesson else [
         Table("Lesson table", ["input"], [], ["not measurable here: no run in data/runs holds lesson rows."])]
-    envs, findings = claims.audit(inp.runs, inp.published)
+    envs, findings = claims.audit(sel.runs, inp.published, sel.unusable())
     lesson_csv, sweep_csv = inp.published_file(LESSON_FILE), inp.published_file(TABLE_16_4_FILE)
+    superseded = [inp.superseded_file()] if sel.superseded else []
     used = lambda *runs: list(dict.fromkeys(r.path for r in runs if r))  # noqa: E731
     return {
-        "lesson": (lesson_tables, used(inp.lesson_run) + [lesson_csv]),
-        "versions": (versions.version_tables(inp.version_run, inp.published, inp.audit),
-                     used(inp.version_run) + [lesson_csv] + inp.audit.files),
-        "sweep": ([sweep.textbook_layout_table(inp.sweep_run, inp.published),
-                   sweep.sweep_table(inp.sweep_run, inp.published)], used(inp.sweep_run) + [sweep_csv]),
-        "perf": (perf.perf_tables(inp.perf_run, inp.cpu_runs, inp.lesson_run),
-                 used(inp.perf_run, *inp.cpu_runs, inp.lesson_run)),
+        "lesson": (lesson_tables, used(sel.lesson, sel.placement) + [lesson_csv]),
+        "versions": (versions.version_tables(sel.versions, inp.published, inp.audit, why["versions"]),
+                     used(*sel.versions) + [lesson_csv] + inp.audit.files),
+        "placement": (placement.placement_tables(sel.placement, why["placement"]), used(sel.placement)),
+        "hotcold": ([hotcold.hot_cold_table(sel.hot, sel.cold, why["hotcold"])], used(sel.hot, sel.cold)),
+        "sweep": ([sweep.textbook_layout_table(sel.sweep, inp.published, why["sweep"]),
+                   sweep.sweep_table(sel.sweep, inp.published, why["sweep"])], used(sel.sweep) + [sweep_csv]),
+        "perf": (perf.perf_tables(sel.perf, sel.cpu_runs, sel.lesson, why["perf"]),
+                 used(sel.perf, *sel.cpu_runs, sel.lesson)),
         "claims": ([claims.summary_table(envs, findings)] + claims.claim_tables(envs, findings),
-                   used(*inp.runs) + [lesson_csv, sweep_csv]),
-        "environment": (environment_tables(inp.runs), used(*inp.runs)),
+                   used(*sel.runs) + superseded + [lesson_csv, sweep_csv]),
+        "environment": (environment_tables(sel.runs), used(*sel.runs) + superseded),
     }
 
 
@@ -126,8 +116,7 @@ def make_all(data_dir, out_dir):
     inp = gather(data_dir)
     reports = build_reports(inp)
     written = write_tables(out_dir, reports)
-    written += figures.all_figures(inp.lesson_run, inp.sweep_run, inp.version_run, inp.published, out_dir / "figures",
-                                   inp.perf_run)
+    written += figures.all_figures(inp.sel, inp.published, out_dir / "figures", inp.sel.reasons())
     text = paper.render(inp, reports, full_environment)
     written.append(write_text(out_dir / "paper.md", stamp(inp.all_files(), "md") + text))
     return written

@@ -1,15 +1,14 @@
 """Performance (issue 6): how close the fastest kernels come to the read floor.
 
-GPU: the newest run with GPU rows of the `perf` experiment (1 GiB, every
-input). Per input, each implementation's GB/s and percent of the read floor
-measured in the same run, the subject kernel's ratio to CUB, the issue's
-thresholds with verdicts, and the shared-memory microbenchmark the run records
-at its top level (`hardware`, data/schema/README.md).
+GPU: the perf run plots/selection.py picks (1 GiB, every input). Per input,
+each implementation's GB/s and percent of the read floor measured in the same
+run, the subject kernel's ratio to CUB, the issue's thresholds with verdicts,
+and the shared-memory microbenchmark the run records at its top level
+(`hardware`, data/schema/README.md).
 
-CPU: for each CPU, the newest run with CPU rows of openmp_fast (else the
-newest with CPU rows): openmp_fast against openmp_private and the
-single-thread reference on every input, as GB/s and percent of the parallel
-read floor of the same run.
+CPU: for each CPU, the run plots/selection.py picks: openmp_fast against
+openmp_private and the single-thread reference on every input, as GB/s and
+percent of the parallel read floor of the same run.
 """
 import re
 from dataclasses import dataclass
@@ -56,40 +55,9 @@ def required_pct(input):
     return None
 
 
-# ---- which runs -------------------------------------------------------------
-
-def perf_runs(runs):
-    """Every run with GPU perf rows, oldest first."""
-    return [r for r in runs if r.has_gpu_rows(EXPERIMENT)]
-
-
-def newest_perf_run(runs):
-    found = perf_runs(runs)
-    return found[-1] if found else None
-
-
-def _has_cpu_rows(run, impl=None):
+def has_cpu_rows(run, impl=None):
     return any(r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS and impl in (None, r["impl"])
                for r in run.rows)
-
-
-def _cpu_host(run):
-    host = run.environment["host"]
-    return (host.get("cpu_model"), host.get("logical_cores"))
-
-
-def newest_cpu_runs(runs):
-    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest
-    first; with none, the newest run with CPU rows alone; else []. Issue 6 asks for a 2-core machine,
-    and the GPU machine's own CPU rows must not hide that run."""
-    newest = {}
-    for run in runs:
-        if _has_cpu_rows(run, CPU_SUBJECT):
-            newest[_cpu_host(run)] = run
-    if newest:
-        return sorted(newest.values(), key=lambda r: r.path)
-    found = next((r for r in reversed(runs) if _has_cpu_rows(r)), None)
-    return [found] if found else []
 
 
 # ---- the GPU perf run --------------------------------------------------------
@@ -423,16 +391,15 @@ def small_table(lesson_run):
 
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(perf_run, cpu_runs, lesson_run=None):
+def perf_tables(perf_run, cpu_runs, lesson_run, not_yet):
     if perf_run:
         view = PerfView(perf_run)
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
-        tables = [Table("Performance (GPU)", ["input"], [],
-                        [f"{NOT_HERE}: no run in data/runs holds GPU rows of the perf experiment."])]
+        tables = [Table("Performance (GPU)", ["input"], [], [not_yet])]
     if lesson_run and lesson_run.has_gpu_rows():
         tables.append(small_table(lesson_run))
-    with_subject = [run for run in cpu_runs if _has_cpu_rows(run, CPU_SUBJECT)]
+    with_subject = [run for run in cpu_runs if has_cpu_rows(run, CPU_SUBJECT)]
     tables += [cpu_table(CpuView(run)) for run in with_subject]
     if not with_subject:
         tables.append(Table("Performance (CPU)", ["input"], [],

@@ -42,9 +42,9 @@ class Run:
     def name(self):
         return pathlib.Path(self.path).name
 
-    def toolchains(self):
-        """Toolchains in the order their rows first appear."""
-        return list(dict.fromkeys(r["toolchain"] for r in self.rows))
+    def toolchains(self, controls=True):
+        """Toolchains in the order their rows first appear; controls=False leaves out A/A control entries."""
+        return list(dict.fromkeys(r["toolchain"] for r in self.rows if controls or not is_control(r)))
 
     def has_gpu_rows(self, experiment=None):
         return any(r["backend"] == "cuda" and experiment in (None, r["experiment"]) for r in self.rows)
@@ -131,10 +131,73 @@ def find_row(run, **match):
     return rows[0] if rows else None
 
 
-def row_key(row):
-    """What makes two rows the same measurement across runs."""
-    return (row["experiment"], row["impl"], row["toolchain"], row["input"], row["size"],
-            tuple(sorted(row["policy"].items())))
+def requested_offset(row):
+    """Bytes past a 2 MiB boundary the row asked for its bins. Files without a
+    placement record asked for none: the default, 0."""
+    return row["placement"]["bins_offset"] if row.get("placement") else 0
+
+
+def case_key(row):
+    """What makes two rows the same measurement, whoever measured it."""
+    return (row["experiment"], row["impl"], row["input"], row["size"], tuple(sorted(row["policy"].items())),
+            requested_offset(row))
+
+
+def is_control(row):
+    """An A/A control entry: the toolchain it repeats, measured again as an independent executor."""
+    return bool(row.get("control_of"))
+
+
+def control_pair(run, row):
+    """(the controlled toolchain's row, its A/A control row) for row's case in `run`, or None."""
+    key = case_key(row)
+    control = next((r for r in run.rows if is_control(r) and is_timed(r) and case_key(r) == key), None)
+    subject = control and next((r for r in run.rows if r["toolchain"] == control["control_of"] and is_timed(r)
+                                and case_key(r) == key), None)
+    return (subject, control) if subject else None
+
+
+def aa_comparison(run, row, band=stats.DEFAULT_BAND):
+    """stats.Comparison of the A/A control over the toolchain it repeats, for row's case; None without one."""
+    pair = control_pair(run, row)
+    return stats.compare_samples(pair[0]["samples_ms"], pair[1]["samples_ms"], band) if pair else None
+
+
+CACHE_WORDS = {"cold": "cold, the L2 flushed before every sample", "hot": "hot, back to back"}
+
+
+def _controlled_gpu(rows):
+    return [r for r in rows if r["backend"] == "cuda" and r.get("sampling") and r.get("placement")]
+
+
+def sampling_words(rows):
+    """How controlled GPU rows were sampled, in words; None for rows without the controls."""
+    gpu = _controlled_gpu(rows)
+    if not gpu:
+        return None
+    caches = " and ".join(CACHE_WORDS.get(c, c) for c in sorted({r["sampling"]["cache"] for r in gpu}))
+    group = max((r["sampling"]["group"] for r in gpu), key=len)
+    return f"samples {caches}; {', '.join(group)} sampled in rotation, sample by sample"
+
+
+def conditions(rows):
+    """Where controlled GPU rows put their bins and how they were sampled, in words; None without controls."""
+    gpu = _controlled_gpu(rows)
+    if not gpu:
+        return None
+    return f"{_bins_words(gpu)}; {sampling_words(gpu)}"
+
+
+def _bins_words(gpu):
+    where = sorted({(r["placement"]["bins_offset"], r["placement"]["bins_mod_2mib"]) for r in gpu})
+    if len(where) > 2:
+        return f"bins at {len(where)} offsets, {where[0][0]:,} to {where[-1][0]:,} bytes past a 2 MiB boundary"
+    return "bins " + " and ".join(f"{o:,} bytes past a 2 MiB boundary ({m:,} mod 2 MiB)" for o, m in where)
+
+
+def is_controlled(run):
+    """Issue 10's controls: every GPU row records where its bins lay and how it was sampled."""
+    return all(r.get("placement") and r.get("sampling") for r in run.rows if r["backend"] == "cuda")
 
 
 def policy_label(row):
@@ -150,6 +213,12 @@ def policy_label(row):
     if p["threads"]:
         parts.append(f"{p['threads']} thr")
     return " ".join(parts)
+
+
+def kernel_label(row):
+    """'per_warp copies=8', 'partitioned P=4': the implementation and the variant, without the launch."""
+    label = policy_label(row).replace(f"{row['policy']['grid']}x{row['policy']['block']}", "").strip()
+    return f"{row['impl']} {label}".strip()
 
 
 def cuda_version(toolchain):

@@ -17,6 +17,8 @@ MIN_SAMPLES = 3         # fewer samples than this on either side: no verdict
 DEFAULT_BAND = 1.05     # reports: changes within 5% either way count as "same"
 
 FASTER, SLOWER, SAME, AMBIGUOUS = "faster", "slower", "same", "ambiguous"
+WITHHELD_AA = "withheld (A/A not same)"
+WITHHELD_NO_AA = "withheld (no A/A control)"
 
 
 def percentile(samples, pct):
@@ -94,3 +96,15 @@ def compare_samples(base, new, band=DEFAULT_BAND):
     enough = min(len(base), len(new)) >= MIN_SAMPLES
     return Comparison(base_median, new_median, ratio, low, high, mann_whitney_p(base, new),
                       verdict(low, high, band) if enough else AMBIGUOUS, len(base), len(new))
+
+
+def guarded_verdict(comparison, controls):
+    """The A/B verdict where every A/A comparison in `controls` (a toolchain
+    against its own repeat, same case, same run) is SAME; else withheld. An A/A
+    pair that differs shows a difference no toolchain made, so no A/B
+    difference of the same run can be told from it. None: no control."""
+    if any(c is None for c in controls):
+        return WITHHELD_NO_AA
+    if any(c.verdict != SAME for c in controls):
+        return WITHHELD_AA
+    return comparison.verdict

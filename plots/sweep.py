@@ -4,7 +4,7 @@ input's distinct values go 256 ... 1, with the published columns beside."""
 import re
 
 from plots import table as fmt
-from plots.results import find_rows, median_ms, policy_label
+from plots.results import find_rows, is_control, median_ms, policy_label
 from plots.table import Table
 
 EXPERIMENT = "sweep"
@@ -20,15 +20,6 @@ def mpix_per_s(row):
     return row["size"] / (median_ms(row) / 1e3) / 1e6
 
 
-def newest_sweep_run(runs):
-    """The newest run with GPU sweep rows, else the newest with any sweep rows, else None."""
-    for wanted in (lambda r: r.has_gpu_rows(EXPERIMENT), lambda r: r.has_rows(EXPERIMENT)):
-        found = next((r for r in reversed(runs) if wanted(r)), None)
-        if found:
-            return found
-    return None
-
-
 def series_label(row):
     """'per_block (nvcc 13.0.88)', with P=4 and the like when the policy tells variants apart."""
     extra = policy_label(row).split()
@@ -37,11 +28,11 @@ def series_label(row):
 
 
 def our_series(run):
-    """{label: {K: Mpix/s}} in row order."""
+    """{label: {K: Mpix/s}} in row order; A/A controls left out (they serve the version comparison)."""
     series = {}
     for row in find_rows(run, experiment=EXPERIMENT):
         k = distinct_values(row["input"])
-        if k is not None:
+        if k is not None and not is_control(row):
             series.setdefault(series_label(row), {})[k] = mpix_per_s(row)
     return series
 
@@ -53,7 +44,7 @@ def published_series(published):
 LIKE_FOR_LIKE = "per_block"  # the textbook's kernel: a shared-memory histogram per block
 
 
-def textbook_layout_table(run, published):
+def textbook_layout_table(run, published, not_yet):
     """Table 16-4's own layout: a row per distinct-value count, a column per GPU,
     ours (the per-block kernel, per GPU toolchain) beside the published ones."""
     ours = {label: s for label, s in (our_series(run) if run else {}).items()
@@ -62,12 +53,12 @@ def textbook_layout_table(run, published):
     series = list(published.table_16_4.values()) + list(ours.values())
     ks = sorted({k for s in series for k in s}, reverse=True)
     rows = [[str(k)] + [fmt.number(s.get(k), 0) for s in series] for k in ks]
-    notes = [] if ours else [f"ours: not measurable here: no GPU sweep rows of {LIKE_FOR_LIKE} in data/runs."]
+    notes = [] if ours else [f"ours: {not_yet}"]
     return Table("Table 16-4 layout: per-block histogram, Mpix/s by distinct values", ["distinct values"] + columns,
                  rows, notes)
 
 
-def sweep_table(run, published):
+def sweep_table(run, published, not_yet):
     ours = our_series(run) if run else {}
     ks = sorted({k for s in list(ours.values()) + list(published.table_16_4.values()) for k in s}, reverse=True)
     rows = [[label] + [fmt.number(s.get(k), 0) for k in ks]
@@ -78,6 +69,6 @@ def sweep_table(run, published):
     notes.append(f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
                  if run else "not measurable here: no run in data/runs holds sweep rows.")
     if run and not run.has_gpu_rows(EXPERIMENT):
-        notes.append("not measurable here: this run has no GPU rows; only CPU implementations are shown.")
+        notes.append(f"This run has no GPU rows; only CPU implementations are shown. GPU: {not_yet}")
     return Table("Contention sweep, every implementation: Mpix/s by distinct values",
                  ["implementation"] + [str(k) for k in ks], rows, notes)

@@ -1,43 +1,72 @@
-"""CUDA version against CUDA version, in one run: per kernel and input, each
-toolchain's median, the ratio with its bootstrap interval, a verdict, and the
-codegen difference beside it; the published T4 figures beside ours."""
+"""CUDA version against CUDA version, in controlled runs (issue 10): per kernel
+and input, each toolchain's median, the A/B ratio with its bootstrap interval,
+the A/A ratio (the run's control entry over the toolchain it repeats) with
+its interval, a verdict only where that A/A pair is the same, and the codegen
+difference beside it; the published T4 figures beside ours."""
+from dataclasses import dataclass
+
 from plots import codegen, environment, stats
 from plots import table as fmt
-from plots.results import policy_label
+from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label
 from plots.table import Table
 
 EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
+HEADLINE = ("global", "uniform")  # the kernel and input of the former finding (issue 10's 2.09x)
 
 
 def pairs_in(run):
-    return codegen.toolchain_pairs(run.toolchains())
-
-
-def newest_version_run(runs):
-    """The newest run holding two CUDA versions (runs are oldest first), or None."""
-    return next((r for r in reversed(runs) if pairs_in(r)), None)
-
-
-def _same_case(a, b):
-    return all(a[k] == b[k] for k in ("experiment", "impl", "input", "size", "policy"))
+    return codegen.toolchain_pairs(run.toolchains(controls=False))
 
 
 def matched_rows(run, base_tc, new_tc, experiment=EXPERIMENT):
     """[(base row, new row)] of timed rows measured by both toolchains."""
-    timed = [r for r in run.rows if r["experiment"] == experiment and r["check"]["passed"] and r["samples_ms"]]
-    news = [r for r in timed if r["toolchain"] == new_tc]
-    return [(b, n) for b in timed if b["toolchain"] == base_tc for n in news if _same_case(b, n)]
+    timed = [r for r in run.rows if r["experiment"] == experiment and is_timed(r)]
+    news = {case_key(r): r for r in timed if r["toolchain"] == new_tc}
+    return [(b, news[case_key(b)]) for b in timed if b["toolchain"] == base_tc and case_key(b) in news]
+
+
+@dataclass(frozen=True)
+class VersionComparison:
+    base: dict
+    new: dict
+    ab: stats.Comparison
+    aa: object          # stats.Comparison of the A/A pair of the same case, or None
+
+    @property
+    def verdict(self):
+        return stats.guarded_verdict(self.ab, [self.aa])
 
 
 def comparisons(run, base_tc, new_tc, band=stats.DEFAULT_BAND):
-    """[(base row, new row, stats.Comparison)] for every matched row."""
-    return [(b, n, stats.compare_samples(b["samples_ms"], n["samples_ms"], band))
+    """[VersionComparison] for every matched row."""
+    return [VersionComparison(b, n, stats.compare_samples(b["samples_ms"], n["samples_ms"], band),
+                              aa_comparison(run, b, band))
             for b, n in matched_rows(run, base_tc, new_tc)]
 
 
-def _kernel_label(row):
-    label = policy_label(row).replace(f"{row['policy']['grid']}x{row['policy']['block']}", "").strip()
-    return f"{row['impl']} {label}".strip()
+def headline(run):
+    """HEADLINE's comparison under the run's first pair (same compiler first), or None."""
+    pairs = pairs_in(run)
+    found = comparisons(run, *pairs[0]) if pairs else []
+    return next((c for c in found if (c.base["impl"], c.base["input"]) == HEADLINE), None)
+
+
+def aa_label(run):
+    """'nvcc 13.0.88 (A/A control) over nvcc 13.0.88', or None without a control entry."""
+    control = next((r for r in run.rows if is_control(r)), None)
+    return f"{control['toolchain']} over {control['control_of']}" if control else None
+
+
+def _aa_cells(aa):
+    return [fmt.ratio(aa.ratio, 3), fmt.interval(aa.ci_low, aa.ci_high)] if aa else [fmt.MISSING, fmt.MISSING]
+
+
+def rule_note(band):
+    return (f"verdict: slower or faster when the whole A/B interval lies beyond {band:.2f}x either way, same when "
+            f"it lies within, ambiguous otherwise (plots/stats.py verdict; fewer than {stats.MIN_SAMPLES} samples a "
+            "side is ambiguous); given only where the A/A pair of the same kernel and input is same by that rule, "
+            f"else '{stats.WITHHELD_AA}' ('{stats.WITHHELD_NO_AA}' where the run repeated no toolchain on it): a "
+            "difference between a toolchain and its own repeat is one no toolchain made.")
 
 
 def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
@@ -45,22 +74,25 @@ def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
     arch = environment.compute_capability(run, new_tc)
     arch = f"{arch[0]}{arch[1]}" if arch else ""
     rows = []
-    for b, n, c in comparisons(run, base_tc, new_tc, band):
+    for c in comparisons(run, base_tc, new_tc, band):
+        b, n, ab = c.base, c.new, c.ab
         diff = codegen.difference(codegen.find(audit, b["impl"], base_tc, arch, b["policy"]["counter_bits"]),
                                   codegen.find(audit, n["impl"], new_tc, arch, n["policy"]["counter_bits"])) \
             if audit else codegen.NO_AUDIT
-        rows.append([_kernel_label(b), b["input"], fmt.ms(c.base_median), fmt.ms(c.new_median),
-                     fmt.ratio(c.ratio, 3), fmt.interval(c.ci_low, c.ci_high), fmt.p_value(c.p_value), c.verdict, diff])
-    notes = [f"ratio: {new_tc} median over {base_tc} median (above 1: {new_tc} is slower); "
+        rows.append([kernel_label(b), b["input"], fmt.ms(ab.base_median), fmt.ms(ab.new_median),
+                     fmt.ratio(ab.ratio, 3), fmt.interval(ab.ci_low, ab.ci_high), fmt.p_value(ab.p_value)]
+                    + _aa_cells(c.aa) + [c.verdict, diff])
+    notes = [f"ratio (A/B): {new_tc} median over {base_tc} median (above 1: {new_tc} is slower); "
              f"CI: {stats.CONFIDENCE:.0%} percentile bootstrap ({stats.RESAMPLES:,} resamples, seed {stats.SEED}); "
              "p: two-sided Mann-Whitney U.",
-             f"verdict: slower or faster when the whole interval lies beyond {band:.2f}x either way, same when it "
-             f"lies within, ambiguous otherwise (plots/stats.py verdict); fewer than {stats.MIN_SAMPLES} samples "
-             "a side is ambiguous.",
+             f"A/A: {aa_label(run) or 'none: the run repeated no toolchain'}, the same kernel and input in the "
+             "same run, ratio of medians with its interval.",
+             rule_note(band),
+             f"{conditions(run.rows)}.",
              f"codegen: {audit.describe()}" + (f", arch sm_{arch}" if audit and arch else "") + "."]
     return Table(f"{base_tc} vs {new_tc}: {run.name}, lesson rows, median ms",
-                 ["kernel", "input", f"{base_tc} ms", f"{new_tc} ms", "ratio", "95% CI", "p", "verdict", "codegen"],
-                 rows, notes, align="llrrrrrll")
+                 ["kernel", "input", f"{base_tc} ms", f"{new_tc} ms", "A/B", "95% CI", "p", "A/A", "A/A 95% CI",
+                  "verdict", "codegen"], rows, notes, align="llrrrrrrrll")
 
 
 def published_table(published):
@@ -99,12 +131,10 @@ def codegen_tables(audit):
     return tables
 
 
-def version_tables(run, published, audit):
-    tables = []
-    if run is None:
-        tables.append(Table("CUDA versions compared in one run", ["kernel", "input", "verdict"], [],
-                            ["not measurable here: no run in data/runs holds rows of two CUDA versions.",
-                             f"codegen: {audit.describe()}."]))
-    else:
-        tables += [comparison_table(run, a, b, audit) for a, b in pairs_in(run)]
+def version_tables(runs, published, audit, not_yet):
+    """Per controlled run and pair of CUDA versions its comparison; `not_yet` says why there is none."""
+    tables = [comparison_table(run, a, b, audit) for run in runs for a, b in pairs_in(run)]
+    if not tables:
+        tables.append(Table("CUDA versions compared in one controlled run", ["kernel", "input", "verdict"], [],
+                            [not_yet, f"codegen: {audit.describe()}."]))
     return tables + [published_table(published)] + codegen_tables(audit)

@@ -10,9 +10,11 @@ RUNS = REPO / "data" / "runs"
 
 
 def real_run_path():
-    """A committed run file with lesson rows (the newest), or None."""
+    """The newest committed run file with CPU rows of the lesson and the sweep (what the synthetic runs
+    build on), or None."""
     for path in sorted(RUNS.glob("*.json"), reverse=True):
-        if any(r["experiment"] == "lesson" for r in json.loads(path.read_text())["rows"]):
+        experiments = {r["experiment"] for r in json.loads(path.read_text())["rows"] if r["backend"] == "cpu"}
+        if {"lesson", "sweep"} <= experiments:
             return path
     return None
 

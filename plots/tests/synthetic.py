@@ -1,9 +1,11 @@
-"""SYNTHETIC result and codegen files for tests only: a made-up GPU run with
-three CUDA toolchains, so the GPU paths of every report are exercised before
-real GPU data exists. Written to temporary directories, never into data/.
+"""SYNTHETIC result and codegen files for tests only: made-up GPU runs with
+three CUDA toolchains and an A/A control, a bins-placement sweep and hot and
+cold runs, so the GPU paths of every report are exercised before real GPU
+data exists. Written to temporary directories, never into data/.
 
-The shape follows a real CPU run (its rows and environment are reused); the
-GPU figures are invented round numbers, and the GPU is named as synthetic.
+The shape follows a real CPU run (its rows and environment are reused) and,
+for issue 10's fields, the study's result writer (study/harness.cpp); the GPU
+figures are invented round numbers, and the GPU is named as synthetic.
 """
 import copy
 import json
@@ -16,7 +18,9 @@ LESSON_INPUTS = ("uniform", "lesson_english", "prose", "one_byte")
 SWEEP_INPUTS = tuple(f"distinct_{k}" for k in (256, 128, 64, 32, 16, 8, 4, 2, 1))
 GPU = {"name": "SYNTHETIC GPU (test fixture)", "uuid": "GPU-00000000-synthetic", "compute_capability": "9.0",
        "sm_count": 132, "shared_per_block": 49152, "shared_per_block_optin": 232448, "shared_per_sm": 233472,
-       "driver_version": "000.00 (synthetic)"}
+       "l2_cache_bytes": 60 << 20, "driver_version": "000.00 (synthetic)"}
+CONTROL = " (A/A control)"
+MIB = 1 << 20
 
 # Invented medians, ms, at the lesson's size: contention on global, flat elsewhere.
 BASE_MS = {"sum_bytes": 0.1, "read_floor": 0.02, "per_block": 0.1, "per_warp": 0.09, "cub": 0.03}
@@ -47,8 +51,8 @@ def _input_stats(input, cpu_rows):
     raise KeyError(input)
 
 
-def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng):
-    median = _median_ms(impl, input, passes, toolchain)
+def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, median=None):
+    median = median or _median_ms(impl, input, passes, toolchain.removesuffix(CONTROL))
     samples = [round(float(median * f), 6) for f in rng.normal(1.0, 0.01, 20)]
     pol = _policy(impl, passes, block)
     atomics = {"global": size, "cub": None, "sum_bytes": 0, "read_floor": 0}.get(impl, GRID * BINS)
@@ -72,34 +76,109 @@ def _attach_floors(rows):
             row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"]
 
 
-def gpu_run(cpu_doc, seed=1, with_blocks=True):
-    """A synthetic GPU result document built on a real CPU run's document."""
-    rng = np.random.default_rng(seed)
+def control(toolchain):
+    return toolchain + CONTROL
+
+
+def _with_executors(cpu_doc, toolchains):
     doc = copy.deepcopy(cpu_doc)
-    cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
-    size = cpu_rows[0]["size"]
     doc["environment"]["gpu_absent"] = None
-    for tc in TOOLCHAINS:
-        compiler, version = tc.split()
+    for tc in toolchains:
+        compiler, version = tc.removesuffix(CONTROL).split()
         doc["environment"]["executors"].append({"toolchain": tc, "describe": {
             "compiler": compiler, "version": version, "flags": "-O3 (synthetic)", "gpu": dict(GPU)}})
-    plan = [("lesson", LESSON_INPUTS, (1, 2, 4, 8), (BLOCK,)), ("sweep", SWEEP_INPUTS, (4,), (BLOCK,))]
+    return doc
+
+
+def add_controls(row, group, offset=0, cache="cold"):
+    """Issue 10's per-row records, as a controlled run writes them (study/harness.cpp)."""
+    n = len(row["samples_ms"])
+    row.update({"control_of": row["toolchain"].removesuffix(CONTROL) if row["toolchain"].endswith(CONTROL) else None,
+                "sample_log": {"ms": list(row["samples_ms"]), "position": [i % len(group) for i in range(n)],
+                               "clock_mhz": [1980.0] * n, "throttled": [False] * n},
+                "sampling": {"cache": cache, "taken": n, "used": n, "throttled": 0, "stop": "noise", "noise": 0.002,
+                             "group": list(group)},
+                "placement": {"bins_offset": offset, "bins_mod_2mib": offset, "input_mod_2mib": 0,
+                              "byte_sum_mod_2mib": 4096, "scratch_mod_2mib": 8192}})
+    return row
+
+
+def gpu_run(cpu_doc, seed=1, with_blocks=True, controlled=True, aa_factors=None, experiments=("lesson", "sweep")):
+    """A synthetic GPU result document built on a real CPU run's document, with GPU rows of `experiments`
+    (lesson, sweep) and of blocks. Controlled: issue 10's records on every GPU row and an A/A control of
+    the first toolchain, its samples scaled by aa_factors {(impl, input): factor} (a planted A/A
+    difference); else as runs before issue 10."""
+    rng = np.random.default_rng(seed)
+    toolchains = TOOLCHAINS + ((control(TOOLCHAINS[0]),) if controlled else ())
+    doc = _with_executors(cpu_doc, toolchains)
+    cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
+    size = cpu_rows[0]["size"]
+    plan = [("lesson", LESSON_INPUTS, (1, 2, 4, 8)), ("sweep", SWEEP_INPUTS, (4,))]
     rows = []
-    for experiment, inputs, passes_list, blocks in plan:
+    for experiment, inputs, passes_list in (p for p in plan if p[0] in experiments):
         for input in inputs:
             stats = _input_stats(input, cpu_rows)
-            for tc in TOOLCHAINS:
+            for tc in toolchains:
                 for impl in ("sum_bytes", "read_floor", "global", "per_block", "per_warp", "partitioned", "cub"):
                     for passes in (passes_list if impl == "partitioned" else (1,)):
-                        rows.append(_row(experiment, impl, tc, input, size, passes, BLOCK, stats, rng))
+                        factor = (aa_factors or {}).get((impl, input), 1.0) if tc.endswith(CONTROL) else 1.0
+                        median = _median_ms(impl, input, passes, tc.removesuffix(CONTROL)) * factor
+                        rows.append(_row(experiment, impl, tc, input, size, passes, BLOCK, stats, rng, median))
     if with_blocks:
         for input in ("uniform", "lesson_english", "one_byte"):
             for block in (64, 128, 256, 512, 1024):
                 for impl in ("global", "per_block"):
                     rows.append(_row("blocks", impl, TOOLCHAINS[0], input, size, 1, block,
                                      _input_stats(input, cpu_rows), rng))
+    if controlled:
+        rows = [add_controls(r, toolchains if r["experiment"] != "blocks" else TOOLCHAINS[:1]) for r in rows]
     _attach_floors(rows)
     doc["rows"] = cpu_rows + rows
+    return doc
+
+
+# Planted placement medians, ms: global on uniform is fastest with the bins at 512 and slowest at 0,
+# with a period of 1,024 bytes; per_block does not care where its bins lie.
+PLACEMENT_OFFSETS = tuple(range(0, 2049, 128))
+PLACED_GLOBAL_MS = {0: 17.3, 512: 8.3, 1024: 17.0, 1536: 8.6, 2048: 17.0}
+
+
+def placed_ms(impl, offset):
+    if impl == "global":
+        return PLACED_GLOBAL_MS.get(offset, 12.85)
+    return 0.1
+
+
+def placement_run(cpu_doc, seed=2):
+    """A controlled placement run: global and per_block on uniform at every offset, two toolchains and the control."""
+    rng = np.random.default_rng(seed)
+    toolchains = TOOLCHAINS[:2] + (control(TOOLCHAINS[0]),)
+    doc = _with_executors(cpu_doc, toolchains)
+    cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
+    stats = _input_stats("uniform", cpu_rows)
+    rows = [add_controls(_row("placement", impl, tc, "uniform", cpu_rows[0]["size"], 1, BLOCK, stats, rng,
+                              placed_ms(impl, offset)), toolchains, offset)
+            for impl in ("global", "per_block") for offset in PLACEMENT_OFFSETS for tc in toolchains]
+    doc["rows"] = rows
+    return doc
+
+
+CACHE_SIZES = (16 * MIB, 32 * MIB, 67_109_475)
+
+
+def cache_run(cpu_doc, cache, seed=3):
+    """A controlled custom run of per_block at CACHE_SIZES on uniform, sampled `cache`: hot samples of an
+    input that fits the synthetic L2 are planted at 0.8x the cold ones."""
+    rng = np.random.default_rng(seed)
+    doc = _with_executors(cpu_doc, TOOLCHAINS[:1])
+    cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
+    stats = _input_stats("uniform", cpu_rows)
+    rows = []
+    for size in CACHE_SIZES:
+        hot = 0.8 if cache == "hot" and size <= GPU["l2_cache_bytes"] else 1.0
+        rows.append(add_controls(_row("custom", "per_block", TOOLCHAINS[0], "uniform", size, 1, BLOCK, stats, rng,
+                                      0.1 * size / CACHE_SIZES[-1] * hot), TOOLCHAINS[:1], cache=cache))
+    doc["rows"] = rows
     return doc
 
 

@@ -45,7 +45,7 @@ class Regenerates(unittest.TestCase):
 
 
 class WithGpuData(unittest.TestCase):
-    """A synthetic three-toolchain GPU run (tests only): the GPU paths run and decide."""
+    """A synthetic three-toolchain controlled GPU run (tests only): the GPU paths run and decide."""
 
     @classmethod
     def setUpClass(cls):
@@ -88,7 +88,7 @@ class WithGpuData(unittest.TestCase):
         self.assertIn("SYNTHETIC GPU", self.read("paper.md"))
 
     def test_figures_in_three_formats(self):
-        for name in ("lesson", "sweep", "versions", "floor", "perf"):
+        for name in ("lesson", "sweep", "versions", "floor", "perf", "placement"):
             for ext in ("png", "svg", "pdf"):
                 self.assertGreater((self.out / "figures" / f"{name}.{ext}").stat().st_size, 1000, f"{name}.{ext}")
 
@@ -103,11 +103,13 @@ class WithoutGpuData(unittest.TestCase):
             out = pathlib.Path(tmp) / "paper"
             build(data, out)
             paper = (out / "paper.md").read_text()
-            self.assertIn("No GPU run is recorded", paper)
-            self.assertIn("not measurable here: no run in data/runs holds rows of two CUDA versions",
-                          (out / "tables" / "versions.md").read_text())
+            self.assertIn("Every GPU figure of the lesson is not measured yet", paper)
+            self.assertIn("not measured yet: no controlled run (issue 10) in data/runs holds GPU lesson rows of two "
+                          "CUDA versions", (out / "tables" / "versions.md").read_text())
+            self.assertIn("not measured yet", (out / "tables" / "placement.md").read_text())
+            self.assertIn("not measured yet", (out / "tables" / "hotcold.md").read_text())
             self.assertIn("no codegen audit recorded", (out / "tables" / "versions.md").read_text())
-            self.assertIn("this run has no GPU rows", (out / "tables" / "sweep.md").read_text())
+            self.assertIn("This run has no GPU rows", (out / "tables" / "sweep.md").read_text())
 
     def test_no_runs_at_all(self):
         with tempfile.TemporaryDirectory() as tmp:

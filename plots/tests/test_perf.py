@@ -5,7 +5,7 @@ import pathlib
 import tempfile
 import unittest
 
-from plots import perf
+from plots import perf, selection
 from plots.results import load_run
 from plots.tests import fixtures, synthetic
 
@@ -31,9 +31,12 @@ def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=p
 
 
 def _attach_floors(rows):
+    """Floors attached, and issue 10's records on the GPU rows, as a controlled run has them."""
     for row in rows:
         floor = next(f for f in rows if f["impl"] == row["floor_impl"] and f["input"] == row["input"])
         row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"]
+        if row["backend"] == "cuda":
+            synthetic.add_controls(row, [row["toolchain"]])
     return rows
 
 
@@ -180,8 +183,9 @@ class Verdicts(unittest.TestCase):
             return doc
         runs = [load(self.tmp.name, name, cpu_doc(cores))
                 for name, cores in (("a_2.json", 2), ("b_16.json", 16), ("c_2.json", 2))]
-        self.assertEqual([pathlib.Path(r.path).name for r in perf.newest_cpu_runs(runs)], ["b_16.json", "c_2.json"])
-        self.assertEqual(perf.newest_cpu_runs([]), [])
+        self.assertEqual([pathlib.Path(r.path).name for r in selection.newest_cpu_runs(runs)],
+                         ["b_16.json", "c_2.json"])
+        self.assertEqual(selection.newest_cpu_runs([]), [])
 
     def test_make_all_reports_the_verdicts(self):
         from plots.tests.test_make_all import build
