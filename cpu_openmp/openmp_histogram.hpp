@@ -31,4 +31,8 @@ std::uint64_t openmp_read_floor(std::span<const std::uint8_t> data, int threads)
 // The thread count a call with `threads` would use.
 int resolve_threads(int threads);
 
+// The most CPU threads a run may ask for, by --threads or OMP_NUM_THREADS
+// (libgomp crashes creating 100,000).
+inline constexpr int kMaxThreads = 4096;
+
 }  // namespace hs::cpu

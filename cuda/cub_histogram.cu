@@ -13,13 +13,6 @@
 namespace hs::gpu {
 namespace {
 
-// Bytes per HistogramEven call. Below INT_MAX, so CUB takes its 32-bit offset
-// path and no bin of a chunk can overflow its 32-bit counters; a multiple of
-// 4096, so every chunk starts as aligned as the buffer (CUB vectorizes byte
-// loads on aligned input). Not a tuned value: any size with those two
-// properties gives the same bins.
-constexpr std::uint64_t kChunkBytes = (1ull << 31) - 4096;
-
 // 257 levels 0, 1, ..., 256 make 256 bins of width 1: bin = sample. The
 // levels are int, so 256 is representable (an unsigned char level cannot
 // hold the exclusive upper bound).

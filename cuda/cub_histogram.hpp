@@ -34,6 +34,14 @@ class CubHistogram {
   // "3.0.1": the CUB this binary was built with.
   static std::string version();
 
+  // Bytes per HistogramEven call: 1 GiB. Far below INT_MAX, so CUB takes its
+  // 32-bit offset path, no bin of a chunk can overflow its 32-bit counters,
+  // and CUB's tile offsets cannot wrap: with chunks of 2^31 - 4096 bytes
+  // they did on the H200 (issue 13: 4,847,616 bytes counted twice at 4 GiB
+  // + 3, the check caught it). A multiple of 4096, so every chunk starts as
+  // aligned as the buffer (CUB vectorizes byte loads on aligned input).
+  static constexpr std::uint64_t kChunkBytes = 1ull << 30;
+
  private:
   void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;

@@ -1,5 +1,7 @@
 #include "cuda/shared_device.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdint>
 
@@ -31,6 +33,10 @@ SharedDevice::SharedDevice(int device) : device_(device) {
   const cudaError_t found = cudaGetDeviceCount(&count);
   if (found != cudaSuccess) {
     (void)cudaGetLastError();  // clear it: this is an answer, not a fault
+    // The runtime says "driver version is insufficient" when there is no driver at all.
+    void* driver = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!driver) throw Unavailable(std::string("no CUDA driver: libcuda.so.1 cannot be loaded (") + ::dlerror() + ")");
+    ::dlclose(driver);
     throw Unavailable(std::string("no CUDA GPU: ") + cudaGetErrorString(found) + " (" + cudaGetErrorName(found) +
                       ")");
   }

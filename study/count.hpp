@@ -17,7 +17,8 @@ namespace hs {
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads);
 
 // Writes `size` bytes of a synthetic input to `path` ("-" for standard
-// output), streaming; a file is written through a temporary and renamed.
-void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path);
+// output), streaming, as write_output_file does (study/files.hpp): an
+// existing regular file is replaced only with `force`.
+void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force);
 
 }  // namespace hs

@@ -25,8 +25,9 @@ class CpuExecutor final : public Executor {
   LaunchPolicy resolve(const Implementation& impl, LaunchPolicy requested, std::uint64_t, int) const override {
     if (requested.grid || requested.block)
       throw UsageError(std::string(impl.name) + " runs on the CPU: --grid and --block do not apply");
-    if (requested.threads < 0 || requested.threads > 4096)
-      throw UsageError("bad thread count " + std::to_string(requested.threads) + " (1..4096)");
+    if (requested.threads < 0 || requested.threads > cpu::kMaxThreads)
+      throw UsageError("bad thread count " + std::to_string(requested.threads) + " (1.." +
+                       std::to_string(cpu::kMaxThreads) + ")");
     LaunchPolicy policy = requested;
     policy.threads = impl.name == "reference" ? 1 : cpu::resolve_threads(requested.threads);
     policy.passes = 1;

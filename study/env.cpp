@@ -14,7 +14,9 @@
 #include <optional>
 #include <thread>
 
+#include "build_commit.hpp"
 #include "build_config.hpp"
+#include "study/error.hpp"
 
 extern char** environ;
 
@@ -86,7 +88,16 @@ nlohmann::json build_environment() {
           {"gpu_archs", HISTOSTUDY_GPU_ARCHS}};
 }
 
+void check_carried_commit() {
+  const char* carried = std::getenv("HISTOSTUDY_GIT_COMMIT");
+  if (!carried || !*carried) return;
+  const std::string commit = carried;
+  if (commit.size() != 40 || commit.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw UsageError("HISTOSTUDY_GIT_COMMIT=" + commit + ": not a commit (40 lowercase hex digits)");
+}
+
 nlohmann::json provenance(const std::vector<std::string>& argv) {
+  check_carried_commit();
   nlohmann::json commit = nullptr, dirty = nullptr;
   // A commit given in the environment wins: tools/h200_run.sh pack records
   // it for a copy of the tree (the GPU machine's), whose .git may be missing
@@ -103,8 +114,21 @@ nlohmann::json provenance(const std::vector<std::string>& argv) {
         dirty = !status->empty();
     }
   }
-  return {{"git_commit", commit}, {"git_dirty", dirty}, {"argv", argv},
-          {"cwd", std::filesystem::current_path().string()}};
+  std::error_code ec;
+  const auto cwd = std::filesystem::current_path(ec);
+  // The commit the binary was built from is the code that ran; the tree's at
+  // run time can differ (a commit or an edit after building).
+  const nlohmann::json built = HISTOSTUDY_BUILD_COMMIT ? nlohmann::json(HISTOSTUDY_BUILD_COMMIT) : nlohmann::json(nullptr);
+  const nlohmann::json built_dirty = HISTOSTUDY_BUILD_DIRTY < 0 ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(HISTOSTUDY_BUILD_DIRTY == 1);
+  return {{"git_commit", built},
+          {"git_dirty", built_dirty},
+          {"commit_of", "the build"},
+          {"tree_commit", commit},
+          {"tree_dirty", dirty},
+          {"argv", argv},
+          {"cwd", ec ? nlohmann::json(nullptr) : nlohmann::json(cwd.string())},
+          {"cwd_error", ec ? nlohmann::json(ec.message()) : nlohmann::json(nullptr)}};
 }
 
 std::string utc_now(bool compact) {

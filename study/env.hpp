@@ -14,8 +14,15 @@ nlohmann::json host_environment();
 // How this binary was built: version, compiler, build type, CUDA flags and archs.
 nlohmann::json build_environment();
 
-// git commit and dirty flag of the source tree, argv.
+// git_commit and git_dirty of the build (the code that ran), tree_commit and
+// tree_dirty of the source tree at run time, argv, the working directory
+// (null, with cwd_error, when it was deleted). Throws UsageError for a
+// carried HISTOSTUDY_GIT_COMMIT that is not a commit.
 nlohmann::json provenance(const std::vector<std::string>& argv);
+
+// Throws UsageError unless HISTOSTUDY_GIT_COMMIT is unset or 40 hex digits:
+// a run checks it before measuring.
+void check_carried_commit();
 
 // UTC now, ISO 8601 ("2026-11-29T11:08:30Z"); compact = "20261129T110830Z".
 std::string utc_now(bool compact = false);

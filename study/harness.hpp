@@ -85,8 +85,12 @@ std::vector<Row> measure(const std::vector<Executor*>& members, const Implementa
                          const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
                          const TimingPlan& timing, const std::string& experiment);
 
-// Fills pct_of_floor for every row whose floor (same toolchain, input and
-// size) is among `rows`.
+// Below this size a percent of the read floor means nothing (2,500% was
+// seen at 1 byte): fixed launch and timer costs set both times.
+inline constexpr std::uint64_t kMinFloorBytes = 1u << 20;
+
+// Fills pct_of_floor for every row of at least kMinFloorBytes whose floor
+// (same toolchain, input and size) is among `rows`.
 void attach_floors(std::vector<Row>& rows);
 
 double gigabytes_per_second(std::uint64_t bytes, double ms);

@@ -14,6 +14,7 @@
 
 #include "lesson_english_profile.hpp"
 #include "study/error.hpp"
+#include "study/files.hpp"
 #include "study/sizes.hpp"
 
 namespace hs {
@@ -85,6 +86,8 @@ constexpr std::string_view kProse =
     "and spaces, so many threads queue on the same few counters, while random "
     "bytes spread the work evenly across all two hundred and fifty-six.\n";
 
+}  // namespace
+
 std::uint64_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -94,23 +97,6 @@ std::uint64_t available_memory_bytes() {
     if (key == "MemAvailable:") return kib * 1024;
   return UINT64_MAX;  // unknown: let the allocation decide
 }
-
-std::ifstream open_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open (" + std::string(std::strerror(errno)) + ")");
-  return in;
-}
-
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream in = open_file(path);
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw Error(path + ": read error");
-  return bytes;
-}
-
-}  // namespace
 
 std::string InputSpec::name() const {
   switch (kind) {
@@ -170,12 +156,17 @@ void fill_synthetic(const InputSpec& spec, std::uint64_t offset, std::span<std::
   throw Error("input '" + spec.name() + "' is a file, not a generated input");
 }
 
-void check_readable(const InputSpec& spec) {
-  if (!spec.synthetic()) open_file(spec.path);
+std::uint64_t checked_input_size(const InputSpec& spec, std::uint64_t size) {
+  if (!spec.synthetic()) return whole_file_size(spec.path);
+  if (size == 0) throw UsageError("size 0: nothing to measure");
+  if (size > available_memory_bytes())
+    throw UsageError("size " + with_commas(size) + " bytes does not fit in this machine's available memory (" +
+                     with_commas(available_memory_bytes()) + " bytes)");
+  return size;
 }
 
 std::vector<std::uint8_t> make_input(const InputSpec& spec, std::uint64_t size) {
-  if (!spec.synthetic()) return read_file(spec.path);
+  if (!spec.synthetic()) return read_whole_file(spec.path);
   if (size > available_memory_bytes())
     throw Error("size " + with_commas(size) + " bytes does not fit in this machine's available memory (" +
                 with_commas(available_memory_bytes()) + " bytes)");

@@ -37,13 +37,17 @@ std::vector<std::string> input_names();
 void fill_synthetic(const InputSpec& spec, std::uint64_t offset, std::span<std::uint8_t> out);
 
 // A whole input in memory: `size` bytes of a synthetic input, or the file's
-// bytes (size ignored). Throws Error for unreadable files and sizes that
-// do not fit in memory.
+// bytes (size ignored), read with one sized read. Throws Error for
+// unreadable, non-regular or empty files and sizes that do not fit in memory.
 std::vector<std::uint8_t> make_input(const InputSpec& spec, std::uint64_t size);
 
-// Throws Error unless a file input can be opened for reading (synthetic
-// inputs always can): lets a run fail before any work is done.
-void check_readable(const InputSpec& spec);
+// The bytes a run of `spec` at `size` will measure (a file's own size),
+// checked before any work is done: throws UsageError for size 0 or one that
+// does not fit in memory, Error for a file make_input could not read.
+std::uint64_t checked_input_size(const InputSpec& spec, std::uint64_t size);
+
+// MemAvailable from /proc/meminfo; UINT64_MAX where unknown.
+std::uint64_t available_memory_bytes();
 
 // The 677-byte lesson_english unit, for tests.
 std::span<const std::uint8_t> lesson_english_unit();

@@ -10,14 +10,21 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "build_config.hpp"
+#include "cpu_openmp/openmp_histogram.hpp"
 #include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/env.hpp"
+#include "study/files.hpp"
 #include "study/error.hpp"
 #include "study/inputs.hpp"
 #include "study/nvml.hpp"
@@ -148,6 +155,35 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
+// Each name once, in the order first given (a name repeated would be measured twice).
+std::vector<std::string> unique(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items)
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  return out;
+}
+
+// --input items split at commas, except an item that names an existing
+// file as a whole (a path may contain commas).
+std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::error_code ec;
+    if (item.find(',') != std::string::npos && std::filesystem::is_regular_file(item, ec))
+      out.push_back(item);
+    else
+      for (const auto& part : split_commas({item})) out.push_back(part);
+  }
+  return out;
+}
+
+// Throws Error when standard output could not be written (a full disk, a
+// closed pipe): a command that printed nothing must not exit 0.
+void check_stdout() {
+  std::cout.flush();
+  if (!std::cout) throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")");
+}
+
 // The perf experiment records the GPU's shared-memory update rates, the
 // ceiling of one-update-per-byte designs (issue 6), beside its rows.
 nlohmann::json shared_rates_if_asked(const hs::StudyRequest& request, const Executors& ex) {
@@ -178,7 +214,7 @@ struct RunOptions {
   int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20, max_reps = 200;
   double noise_pct = 0.5, max_time_s = 5.0, throttle = 0.75;
   std::string cache = "cold", control = "auto";
-  std::string out_dir = "data/runs";
+  std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
 };
 
@@ -198,12 +234,33 @@ std::vector<hs::Placement> parse_placements(const std::vector<std::string>& item
   return out;
 }
 
+// OMP_NUM_THREADS beyond what --threads accepts is refused before OpenMP
+// starts any thread (issue 13: libgomp crashed at 100,000).
+void check_thread_variable() {
+  const char* value = std::getenv("OMP_NUM_THREADS");
+  if (!value || !*value) return;
+  const std::string first = std::string(value).substr(0, std::string(value).find(','));
+  char* end = nullptr;
+  errno = 0;
+  const long long threads = std::strtoll(first.c_str(), &end, 10);
+  if (end == first.c_str() || *end || errno == ERANGE || threads < 1 || threads > hs::cpu::kMaxThreads)
+    throw hs::UsageError("OMP_NUM_THREADS=" + std::string(value) + ": name 1 to " +
+                         std::to_string(hs::cpu::kMaxThreads) + " threads");
+}
+
+// Checked before any measurement: what a run could otherwise learn only
+// after measuring (issue 13).
+void check_before_measuring(const RunOptions& opt) {
+  hs::check_carried_commit();
+  if (!opt.no_save) hs::check_writable_dir(opt.out_dir);
+}
+
 int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::StudyRequest request;
-  request.experiments = split_commas(opt.experiments);
-  request.impls = split_commas(opt.impls);
-  request.inputs = split_commas(opt.inputs);
-  for (const auto& s : split_commas(opt.sizes)) request.sizes.push_back(hs::parse_size(s));
+  request.experiments = unique(split_commas(opt.experiments));
+  request.impls = unique(split_commas(opt.impls));
+  request.inputs = unique(split_inputs(opt.inputs));
+  for (const auto& s : unique(split_commas(opt.sizes))) request.sizes.push_back(hs::parse_size(s));
   request.policy.grid = opt.grid;
   request.policy.block = opt.block;
   request.policy.threads = opt.threads;
@@ -215,39 +272,46 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.stop = {opt.reps, opt.max_reps, opt.noise_pct / 100.0, opt.max_time_s};
   request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
   request.gpu_timing.throttle_fraction = opt.throttle;
+  check_before_measuring(opt);
 
-  const std::string started = hs::utc_now();
+  hs::RunRecord record;
+  record.started = hs::utc_now();
   const auto toolchains = split_commas(opt.toolchains);
   Executors ex = make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
-  std::cerr << "histostudy: " << cases.size() << " cases\n";
+  std::cerr << "histostudy: " << hs::describe_plan(cases) << "\n";
+  if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
+    std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
+                 "'custom'; name --experiment to run those instead\n";
+  record.provenance = hs::provenance(argv);
+  record.timing = {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}};
   const nlohmann::json state_before = gpu_state(ex);
-  const auto rows = hs::run_cases(cases, ex.all(), request, [](const std::string& line) {
-    std::cerr << line << std::endl;
-  });
-  const nlohmann::json hardware = shared_rates_if_asked(request, ex);
-  const nlohmann::json state_after = gpu_state(ex);
-
-  hs::print_lesson_tables(rows, std::cout);
-  hs::print_all_rows(rows, std::cout);
-  if (!hardware.is_null()) std::cout << "\nShared-memory update rates (this GPU):\n" << hardware.dump(1) << "\n";
-  if (!opt.no_save) {
-    nlohmann::json doc = {{"format", hs::kResultFormat},
-                          {"schema_version", hs::kResultSchemaVersion},
-                          {"started", started},
-                          {"finished", hs::utc_now()},
-                          {"provenance", hs::provenance(argv)},
-                          {"environment", environment_record(ex)},
-                          {"timing", {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}}},
-                          {"rows", nlohmann::json::array()}};
-    doc["environment"]["gpu_state_before"] = state_before;
-    doc["environment"]["gpu_state_after"] = state_after;
-    if (!hardware.is_null()) doc["hardware"] = hardware;
-    for (const auto& r : rows) doc["rows"].push_back(r.to_json());
-    auto path = hs::write_result(doc, opt.out_dir, result_stem(ex, rows));
-    std::cout << "\nresult file: " << path.string() << "\n";
+  try {
+    hs::run_cases(cases, ex.all(), request, [](const std::string& line) { std::cerr << line << std::endl; },
+                  record.rows);
+    record.hardware = shared_rates_if_asked(request, ex);
+  } catch (const std::exception& e) {  // keep every measurement taken: the file says where it stopped
+    record.incomplete = e.what();
+    hs::attach_floors(record.rows);
   }
+  record.environment = environment_record(ex);
+  record.environment["gpu_state_before"] = state_before;
+  record.environment["gpu_state_after"] = gpu_state(ex);
+  record.finished = hs::utc_now();
+  // Saved before anything is printed: a closed pipe on standard output loses no run.
+  std::string saved;
+  if (!opt.no_save) saved = hs::write_result(hs::result_document(record), opt.out_dir, result_stem(ex, record.rows)).string();
+  if (!record.incomplete.empty())
+    throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
+
+  hs::print_lesson_tables(record.rows, std::cout);
+  hs::print_all_rows(record.rows, std::cout);
+  if (!record.hardware.is_null())
+    std::cout << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
+  if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
+  check_stdout();
+  const auto& rows = record.rows;
   bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
   if (!all_passed) std::cerr << "histostudy: some implementations FAILED their check (see above)\n";
   return all_passed ? 0 : 1;
@@ -262,6 +326,7 @@ int count_command(const std::string& impl_name, const std::string& path, int thr
       std::string out;
       for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
       std::cout << out;
+      check_stdout();
       return 0;
     }
   throw hs::Unavailable("implementation '" + impl_name + "' cannot run here (" + ex.gpu_absent + ")");
@@ -296,6 +361,7 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
       throw hs::UsageError("--arch " + item + ": name a compute capability such as 75 or sm_90");
     archs.push_back(std::stoi(digits));
   }
+  if (archs.empty()) throw hs::UsageError("--arch: name at least one compute capability, such as 75 or sm_90");
   return archs;
 }
 
@@ -315,9 +381,38 @@ int cubins_command(const std::vector<std::string>& toolchains, const std::vector
 #endif
 }
 
+// CLI11's Range says "Value abc not in range 1 to 4096" for a word: these
+// say what is wrong with the value first.
+CLI::Validator whole_number_in(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range) return text + " is too large";
+        if (ec != std::errc() || end != text.data() + text.size()) return text + " is not a whole number";
+        if (value < lo || value > hi) return text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+        return "";
+      },
+      "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+CLI::Validator number_in(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end || !std::isfinite(value)) return text + " is not a finite number";
+        if (value < lo || value > hi) return text + " is outside " + CLI::detail::to_string(lo) + ".." +
+                                             CLI::detail::to_string(hi);
+        return "";
+      },
+      "NUMBER in " + CLI::detail::to_string(lo) + ".." + CLI::detail::to_string(hi));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  hs::install_signal_handlers();
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"histostudy: a reproducibility study of 256-bin byte histograms on GPUs and CPUs.\n"
                "With no command, runs the default study (histostudy run)."};
@@ -330,27 +425,27 @@ int main(int argc, char** argv) {
   run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
   run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");
-  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's)")->check(CLI::Range(1, 1 << 30));
-  run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(CLI::Range(1, 1024));
+  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's)")->check(whole_number_in(1, 1 << 30));
+  run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
-      ->check(CLI::Range(1, 4096));
+      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   run->add_option("-p,--passes", run_opt.passes, "partitioned passes P: 1, 2, 4, 8")
       ->check(CLI::IsMember({1, 2, 4, 8}));
   run->add_option("--warmups", run_opt.warmups, "untimed GPU runs of each toolchain before its samples")
-      ->capture_default_str()->check(CLI::Range(0, 1000));
+      ->capture_default_str()->check(whole_number_in(0, 1000));
   run->add_option("--reps", run_opt.reps, "at least this many GPU samples (runs timed one by one) per toolchain")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
+      ->capture_default_str()->check(whole_number_in(1, 100000));
   run->add_option("--max-reps", run_opt.max_reps, "at most this many GPU samples (rounded up to whole rotations)")
-      ->capture_default_str()->check(CLI::Range(1, 100000));
+      ->capture_default_str()->check(whole_number_in(1, 100000));
   run->add_option("--noise", run_opt.noise_pct, "stop sampling once the median's 95% interval is within +-this %")
-      ->capture_default_str()->check(CLI::Range(0.0, 100.0));
+      ->capture_default_str()->check(number_in(0.0, 100.0));
   run->add_option("--max-time", run_opt.max_time_s, "stop sampling a case after this many seconds (after --reps)")
-      ->capture_default_str()->check(CLI::Range(0.0, 3600.0));
+      ->capture_default_str()->check(number_in(0.0, 3600.0));
   run->add_option("--cache", run_opt.cache, "cold: L2 flushed before every GPU sample; hot: back to back")
       ->capture_default_str()->check(CLI::IsMember({"cold", "hot"}));
   run->add_option("--throttle", run_opt.throttle,
                   "a GPU sample whose SM clock is below this fraction of the peak is throttled: left out")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(number_in(0.0, 1.0));
   run->add_option("--control", run_opt.control,
                   "A/A control: auto (repeat the first toolchain when 2+ are compared), none, or a toolchain spec")
       ->capture_default_str();
@@ -368,13 +463,16 @@ int main(int argc, char** argv) {
   auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
   count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
   count->add_option("--impl", count_impl, "implementation (default openmp_private)")->capture_default_str();
-  count->add_option("-t,--threads", count_threads, "CPU threads")->check(CLI::Range(1, 4096));
+  count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
 
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
   generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str();
-  generate->add_option("-o,--output", gen_out, "file to write (default standard output)");
+  generate->add_option("-o,--output", gen_out, "file to write (default standard output); a FIFO or device is written "
+                                              "through, an existing file only with --force");
+  bool gen_force = false;
+  generate->add_flag("-f,--force", gen_force, "replace an existing file");
 
   auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
@@ -396,20 +494,23 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads);
     if (*generate) {
-      hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out);
+      hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out, gen_force);
       return 0;
     }
     if (*list) {
       list_command();
+      check_stdout();
       return 0;
     }
     if (*env) {
       const Executors ex = make_executors();
       nlohmann::json record = environment_record(ex);
       record["gpu_state"] = gpu_state(ex);
-      std::cout << record.dump(2) << "\n";
+      std::cout << hs::lossless_utf8(record).dump(2) << "\n";
+      check_stdout();
       return 0;
     }
     if (*cubins) return cubins_command(cubin_toolchains, cubin_archs, cubin_dir);

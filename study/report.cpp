@@ -107,6 +107,9 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
       out << line;
     }
     print_floor_and_atomics(rows, toolchain, size, base, priv, out);
+    if (size < kMinFloorBytes)
+      out << "(%floor: not given below " << with_commas(kMinFloorBytes)
+          << " bytes, where launch and timer costs, not reads, set both times)\n";
     for (const auto& r : rows)
       if (r.toolchain == toolchain && r.size == size && !r.check_passed)
         out << "  CHECK FAILED: " << r.impl << " on " << r.input << ": " << r.check_detail << "\n";

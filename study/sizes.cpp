@@ -18,13 +18,18 @@ std::uint64_t unit_of(std::string_view suffix, std::string_view whole) {
       {"TiB", 1ull << 40}};
   for (const auto& u : units)
     if (u.name == suffix) return u.bytes;
-  throw UsageError("bad size '" + std::string(whole) + "': unknown unit '" + std::string(suffix) +
-                   "' (use B, KiB, MiB, GiB, KB, MB, GB)");
+  std::string known;
+  for (const auto& u : units)
+    if (!u.name.empty()) known += (known.empty() ? "" : ", ") + std::string(u.name);
+  throw UsageError("bad size '" + std::string(whole) + "': unknown unit '" + std::string(suffix) + "' (use " +
+                   known + ")");
 }
 
 std::uint64_t parse_term(std::string_view term, std::string_view whole) {
   std::uint64_t number = 0;
   auto [end, ec] = std::from_chars(term.data(), term.data() + term.size(), number);
+  if (ec == std::errc::result_out_of_range)
+    throw UsageError("size '" + std::string(whole) + "' is larger than 1 TiB");
   if (ec != std::errc() || end == term.data())
     throw UsageError("bad size '" + std::string(whole) + "': expected a number like 611, 64MiB or 1GiB");
   std::uint64_t unit = unit_of(term.substr(std::size_t(end - term.data())), whole);

@@ -91,6 +91,26 @@ void add_floors(std::vector<Case>& cases, const std::vector<Executor*>& executor
   cases.insert(cases.end(), floors.begin(), floors.end());
 }
 
+// Every input and size checked before any measurement (sizes of 0, sizes
+// that do not fit, unreadable, empty or non-regular files); a file's size
+// is its own, so sizes given for it collapse into one case; repeated cases
+// (a name given twice) are measured once.
+std::vector<Case> checked_and_unique(const std::vector<Case>& cases) {
+  std::map<std::pair<std::string, std::uint64_t>, std::uint64_t> measured;
+  std::set<std::string> seen;
+  std::vector<Case> out;
+  for (Case c : cases) {
+    const auto key = std::make_pair(c.input, c.size);
+    if (!measured.count(key)) measured[key] = checked_input_size(parse_input(c.input), c.size);
+    c.size = measured[key];
+    const std::string id = c.experiment + "|" + c.input + "|" + std::to_string(c.size) + "|" +
+                           std::string(c.impl->name) + "|" + c.policy.to_json().dump() + "|" +
+                           std::to_string(c.placement.bins_offset);
+    if (seen.insert(id).second) out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace
 
 TimingPlan StudyRequest::cpu_default_timing() {
@@ -123,7 +143,12 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
     impls.push_back(&impl);
   }
   if (impls.empty()) impls = all_runnable(executors);
-  for (const auto& input : request.inputs) check_readable(parse_input(input));  // fail before any work
+  for (const auto& input : request.inputs) parse_input(input);  // unknown names fail before any work
+  if (!request.inputs.empty() && !request.sizes.empty() &&
+      std::none_of(request.inputs.begin(), request.inputs.end(), [](const std::string& i) {
+        return parse_input(i).synthetic();
+      }))
+    throw UsageError("--size does not apply to file inputs: a file is measured whole, at its own size");
 
   std::vector<std::string> experiments = request.experiments;
   const bool custom = !request.impls.empty() || !request.inputs.empty() || !request.sizes.empty();
@@ -178,11 +203,32 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
     }
   }
   add_floors(cases, executors);
-  return cases;
+  return checked_and_unique(cases);
 }
 
-std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
-                           const StudyRequest& request, const std::function<void(const std::string&)>& progress) {
+std::string describe_plan(const std::vector<Case>& cases) {
+  std::map<std::string, std::tuple<std::set<std::string>, std::vector<std::string>, std::set<std::uint64_t>>> by;
+  std::vector<std::string> order;
+  for (const auto& c : cases) {
+    if (!by.count(c.experiment)) order.push_back(c.experiment);
+    auto& [impls, inputs, sizes] = by[c.experiment];
+    impls.insert(std::string(c.impl->name));
+    if (std::find(inputs.begin(), inputs.end(), c.input) == inputs.end()) inputs.push_back(c.input);
+    sizes.insert(c.size);
+  }
+  std::string out = std::to_string(cases.size()) + " cases";
+  for (const auto& name : order) {
+    const auto& [impls, inputs, sizes] = by[name];
+    out += "; " + name + ": " + std::to_string(impls.size()) + " implementations on ";
+    for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : "") + inputs[i];
+    out += " at";
+    for (auto s : sizes) out += " " + with_commas(s) + " B";
+  }
+  return out;
+}
+
+void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors, const StudyRequest& request,
+               const std::function<void(const std::string&)>& progress, std::vector<Row>& rows) {
   // Group by (input, size) so each input is generated and referenced once.
   std::map<std::pair<std::string, std::uint64_t>, std::vector<const Case*>> by_input;
   std::vector<std::pair<std::string, std::uint64_t>> order;
@@ -195,7 +241,6 @@ std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Exe
   for (const auto& c : cases)
     for (auto* e : executors) total += e->supports(*c.impl);
 
-  std::vector<Row> rows;
   for (const auto& key : order) {
     const auto data = make_input(parse_input(key.first), key.second);
     if (data.empty()) throw Error(key.first + ": input is empty; nothing to measure");
@@ -228,7 +273,6 @@ std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Exe
     }
   }
   attach_floors(rows);
-  return rows;
 }
 
 }  // namespace hs

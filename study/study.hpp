@@ -44,15 +44,22 @@ struct StudyRequest {
 std::vector<std::pair<std::string, std::string>> experiment_descriptions();
 
 // Expands a request into cases for the given executors; the read floor of
-// each backend is added so every row has a floor from the same run. Throws
-// UsageError for unknown names.
+// each backend is added so every row has a floor from the same run. Every
+// input and size is checked here, before any measurement: throws UsageError
+// for unknown names, sizes of 0 or beyond memory, Error for unreadable,
+// empty or non-regular files. Repeated cases are made once.
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors);
+
+// "N cases; lesson: 12 implementations on uniform, ... at 67,109,475 B; ...":
+// what will run, said before it runs.
+std::string describe_plan(const std::vector<Case>& cases);
 
 // Runs every case on every executor that supports it, one input at a time
 // (generated once, reference computed once); the executors of a case take
 // their samples in rotation (harness.hpp, measure). `progress` gets a line
-// per measurement.
-std::vector<Row> run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
-                           const StudyRequest& request, const std::function<void(const std::string&)>& progress);
+// per measurement. Rows are appended to `rows` as they are measured, so an
+// error part-way leaves every earlier measurement there.
+void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors, const StudyRequest& request,
+               const std::function<void(const std::string&)>& progress, std::vector<Row>& rows);
 
 }  // namespace hs

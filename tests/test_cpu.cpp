@@ -265,7 +265,7 @@ void merge_by_store(std::span<const std::uint8_t> data, hs::Bins& bins, const hs
 }  // namespace
 
 TEST_CASE("the harness checks before it times, and a wrong answer is never timed") {
-  const auto data = hs::make_input(hs::parse_input("lesson_english"), 100000);
+  const auto data = hs::make_input(hs::parse_input("lesson_english"), hs::kMinFloorBytes);
   const auto ref = reference_of(data);
   const hs::Subject subject{"lesson_english", data, ref};
   auto cpu = hs::make_cpu_executor();
@@ -301,6 +301,12 @@ TEST_CASE("the harness checks before it times, and a wrong answer is never timed
   hs::attach_floors(rows);
   REQUIRE(rows[0].pct_of_floor.has_value());
   CHECK(*rows[0].pct_of_floor == doctest::Approx(100.0 * row.gbps / floor.gbps));
+
+  // Below 1 MiB a percent of the floor is not given (issue 13: 2,500% at 1 byte).
+  for (auto& r : rows) r.size = hs::kMinFloorBytes - 1;
+  for (auto& r : rows) r.pct_of_floor.reset();
+  hs::attach_floors(rows);
+  CHECK_FALSE(rows[0].pct_of_floor.has_value());
 }
 
 TEST_CASE("result files are written whole and never replace an earlier run") {

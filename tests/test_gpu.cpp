@@ -153,6 +153,22 @@ TEST_CASE("every GPU kernel equals the reference at 1 GiB") {
   }
 }
 
+// Issue 13: cub counted extra bytes past 4 GiB (chunks of 2^31 - 4096 bytes
+// let CUB's 32-bit tile offsets wrap); every implementation past 4 GiB, and
+// at cub's chunk boundaries and the old chunk size.
+TEST_CASE("every GPU kernel equals the reference past 4 GiB and at cub's chunk boundaries") {
+  const std::uint64_t chunk = hs::gpu::CubHistogram::kChunkBytes;
+  for (const std::string input : {"one_byte", "uniform"})
+    for (std::uint64_t n : std::vector<std::uint64_t>{chunk + 1, (1ull << 31) - 4096, 2 * chunk + 3, 4 * kGiB + 3}) {
+      const auto data = hs::make_input(hs::parse_input(input), n);
+      const hs::Bins want = reference_of(data);
+      gpu().load(data);
+      for (const auto& config : kKernels) check_kernel(config, 0, 256, 1, n, want, input);
+      check_kernel({"lane_shared"}, 0, 0, 1, n, want, input);
+      check_cub(1, n, want, input);
+    }
+}
+
 // cuda/fast_kernels.cuh: blocks of whole warps up to 512 threads; the default fills the SMs.
 TEST_CASE("lane_shared equals the reference on every input, size, grid and block") {
   std::vector<std::string> inputs = kInputs;

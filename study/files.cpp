@@ -1,0 +1,241 @@
+#include "study/files.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+
+#include "study/error.hpp"
+#include "study/inputs.hpp"
+#include "study/sizes.hpp"
+
+namespace hs {
+namespace {
+
+// The temporary file being written, for the signal handler: a fixed buffer,
+// since a handler may not allocate.
+char g_temporary[4096];
+std::atomic<bool> g_has_temporary{false};
+
+extern "C" void remove_temporary_and_die(int signal) {
+  if (g_has_temporary.load()) ::unlink(g_temporary);
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+}
+
+// Marks `path` as the temporary in flight for as long as it lives.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(std::string path) : path_(std::move(path)) {
+    if (path_.size() < sizeof g_temporary) {
+      std::memcpy(g_temporary, path_.c_str(), path_.size() + 1);
+      g_has_temporary.store(true);
+    }
+  }
+  ~TemporaryFile() {
+    g_has_temporary.store(false);
+    if (!kept_) ::unlink(path_.c_str());
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  const std::string& path() const { return path_; }
+  void keep() { kept_ = true; }  // it was renamed or linked into place (or is gone)
+
+ private:
+  std::string path_;
+  bool kept_ = false;
+};
+
+// ".NAME.PID.tmp" in the target's folder (appended piece by piece: GCC 12
+// warns falsely on a chain of string + string).
+std::string temporary_beside(const std::filesystem::path& target) {
+  std::string name = ".";
+  name.append(target.filename().string()).append(".").append(std::to_string(::getpid())).append(".tmp");
+  return (target.parent_path() / name).string();
+}
+
+// Writes a new temporary beside `target` through `write`, flushed to disk.
+void fill_temporary(const TemporaryFile& tmp, const std::string& shown, const std::function<void(int)>& write) {
+  Fd fd(::open(tmp.path().c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) throw Error(os_error(shown, "cannot create"));
+  write(fd.get());
+  if (::fsync(fd.get()) != 0) throw Error(os_error(shown, "cannot flush"));
+}
+
+// Hard links are missing on some filesystems (FAT, some network ones).
+bool no_hard_links(int error) { return error == EPERM || error == EOPNOTSUPP || error == ENOSYS || error == EXDEV; }
+
+// `bytes` into `path`, which must not exist: O_EXCL, so no earlier file is replaced.
+bool create_exclusive(const std::filesystem::path& path, const std::string& bytes) {
+  Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (fd.get() < 0) {
+    if (errno == EEXIST) return false;
+    throw Error(os_error(path.string(), "cannot create"));
+  }
+  try {
+    write_all(fd.get(), bytes.data(), bytes.size(), path.string());
+    if (::fsync(fd.get()) != 0) throw Error(os_error(path.string(), "cannot flush"));
+  } catch (...) {
+    ::unlink(path.c_str());
+    throw;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string os_error(const std::string& path, const std::string& what) {
+  return path + ": " + what + " (" + std::strerror(errno) + ")";
+}
+
+Fd::~Fd() {
+  if (fd_ > 2) ::close(fd_);
+}
+
+int open_for_reading(const std::string& path) {
+  if (path == "-") return STDIN_FILENO;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(os_error(path, "cannot open"));
+  struct stat st{};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    throw Error(path + ": is a directory");
+  }
+  return fd;
+}
+
+std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
+  std::size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::read(fd, buf + got, size - got);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(os_error(path, "read error"));
+    }
+    got += std::size_t(n);
+  }
+  return got;
+}
+
+void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
+  auto bytes = static_cast<const std::uint8_t*>(data);
+  while (n) {
+    ssize_t w = ::write(fd, bytes, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      throw Error(os_error(path, "write error"));
+    }
+    bytes += w;
+    n -= std::size_t(w);
+  }
+}
+
+std::uint64_t whole_file_size(const std::string& path) {
+  Fd fd(open_for_reading(path));
+  struct stat st{};
+  if (::fstat(fd.get(), &st) != 0) throw Error(os_error(path, "cannot stat"));
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
+  const auto size = std::uint64_t(st.st_size);
+  if (size == 0) throw Error(path + ": is empty; nothing to measure");
+  if (size > available_memory_bytes())
+    throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
+                with_commas(available_memory_bytes()) + " bytes)");
+  return size;
+}
+
+std::vector<std::uint8_t> read_whole_file(const std::string& path) {
+  const std::uint64_t size = whole_file_size(path);
+  Fd fd(open_for_reading(path));
+  std::vector<std::uint8_t> bytes(size);
+  const std::size_t got = read_some(fd.get(), bytes.data(), bytes.size(), path);
+  if (got != size) throw Error(path + ": changed while read (" + with_commas(got) + " of " + with_commas(size) + " bytes)");
+  return bytes;
+}
+
+void install_signal_handlers() {
+  std::signal(SIGPIPE, SIG_IGN);
+  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, remove_temporary_and_die);
+}
+
+void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write) {
+  if (path.empty()) throw UsageError("-o: empty path");
+  struct stat st{};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (exists && S_ISDIR(st.st_mode)) throw UsageError(path + ": is a directory");
+  if (exists && S_ISLNK(st.st_mode)) {
+    struct stat target{};
+    if (::stat(path.c_str(), &target) != 0) throw UsageError(os_error(path, "is a symlink to nothing"));
+    if (S_ISDIR(target.st_mode)) throw UsageError(path + ": is a symlink to a directory");
+    if (S_ISREG(target.st_mode) && !replace)
+      throw UsageError(path + ": exists (a symlink to a file); --force writes through it");
+    st = target;
+  } else if (exists && S_ISREG(st.st_mode)) {
+    if (!replace) throw UsageError(path + ": exists; --force replaces it");
+    TemporaryFile tmp(temporary_beside(path));
+    fill_temporary(tmp, path, write);
+    if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw Error(os_error(path, "cannot write"));
+    tmp.keep();
+    return;
+  }
+  if (exists) {  // a FIFO, a device, a socket, or through a symlink: written through, never replaced
+    Fd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_TRUNC : 0)));
+    if (fd.get() < 0) throw Error(os_error(path, "cannot open for writing"));
+    write(fd.get());
+    return;
+  }
+  TemporaryFile tmp(temporary_beside(path));
+  fill_temporary(tmp, path, write);
+  if (::link(tmp.path().c_str(), path.c_str()) == 0) return;  // ~TemporaryFile removes the temporary name
+  if (errno == EEXIST) throw UsageError(path + ": appeared while written; --force replaces it");
+  if (!no_hard_links(errno)) throw Error(os_error(path, "cannot write"));
+  if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw Error(os_error(path, "cannot write"));
+  tmp.keep();
+}
+
+std::filesystem::path write_new_file(const std::filesystem::path& dir, const std::string& stem,
+                                     const std::string& bytes) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error(dir.string() + ": cannot create directory (" + ec.message() + ")");
+  auto name = [&](int n) {
+    char suffix[16] = "";
+    if (n > 1) std::snprintf(suffix, sizeof suffix, "-%03d", n);  // -002 sorts before -010
+    return dir / (stem + suffix + ".json");
+  };
+  TemporaryFile tmp(temporary_beside(dir / (stem + ".json")));
+  fill_temporary(tmp, tmp.path(), [&](int fd) { write_all(fd, bytes.data(), bytes.size(), tmp.path()); });
+  bool linked = true;
+  for (int n = 1; n < 1000; ++n) {
+    const auto path = name(n);
+    if (linked) {
+      if (::link(tmp.path().c_str(), path.c_str()) == 0) return path;
+      if (errno == EEXIST) continue;
+      if (!no_hard_links(errno)) throw Error(os_error(path.string(), "cannot write"));
+      linked = false;  // this filesystem has no hard links: exclusive creates from here on
+    }
+    if (create_exclusive(path, bytes)) return path;
+  }
+  throw Error(dir.string() + ": too many result files named " + stem);
+}
+
+void check_writable_dir(const std::filesystem::path& dir) {
+  if (dir.empty()) throw UsageError("-o: empty path");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw UsageError(dir.string() + ": cannot create directory (" + ec.message() + ")");
+  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
+  Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (fd.get() < 0) throw UsageError(os_error(dir.string(), "cannot create result files here"));
+  ::unlink(probe.c_str());
+}
+
+}  // namespace hs

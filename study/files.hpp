@@ -1,0 +1,70 @@
+// Files as the study writes and reads them, in one place: descriptors that
+// close themselves, whole reads and writes, inputs read with one sized read,
+// and output written so that nothing is lost or destroyed (issue 13): a new
+// file appears whole or not at all, an existing regular file is replaced
+// only when asked, anything else (a FIFO, a device, a symlink's target) is
+// written through, and a temporary file never outlives an error or a
+// termination signal.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace hs {
+
+// "path: what (strerror(errno))".
+std::string os_error(const std::string& path, const std::string& what);
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd();
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// Opens for reading ("-": standard input). Throws Error for a missing or
+// unreadable path or a directory.
+int open_for_reading(const std::string& path);
+// Fills as much of `buf` as the stream gives; 0 at the end. Throws Error.
+std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);
+// Throws Error (EPIPE, ENOSPC...) naming `path`.
+void write_all(int fd, const void* data, std::size_t n, const std::string& path);
+
+// The size of a regular file that a run can read whole. Throws Error for a
+// missing, unreadable, non-regular (a FIFO, /dev/zero) or empty file, or one
+// larger than the available memory.
+std::uint64_t whole_file_size(const std::string& path);
+// Reads such a file with one sized read loop.
+std::vector<std::uint8_t> read_whole_file(const std::string& path);
+
+// Installs the termination-signal handlers that remove the temporary file
+// in flight (SIGINT, SIGTERM, SIGHUP) and ignores SIGPIPE, so a closed pipe
+// is a write error the command reports, not a silent death. Call once, first.
+void install_signal_handlers();
+
+// Writes `path` by calling `write(fd)`: a new file through a temporary in the
+// same folder, linked into place (never over an existing file); an existing
+// regular file only with `replace` (renamed over it), else UsageError; a
+// FIFO, a character device or a symlink to one is written through; a
+// symlink to a regular file is written through (truncated) only with
+// `replace`. On any error the temporary is removed. Returns the path written.
+void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write);
+
+// Writes `bytes` as DIR/STEM.json, or STEM-002.json... if taken: never over
+// an earlier file, never partially visible. Falls back to an exclusive
+// create where the filesystem has no hard links. Returns the path written.
+std::filesystem::path write_new_file(const std::filesystem::path& dir, const std::string& stem,
+                                     const std::string& bytes);
+
+// Throws UsageError unless files can be created in `dir` (made if missing):
+// checked before a run measures anything.
+void check_writable_dir(const std::filesystem::path& dir);
+
+}  // namespace hs

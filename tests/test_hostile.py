@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""What a hostile user tries (issue 13), one test per defect found: nothing
+is lost or destroyed, bad input is refused before measuring with one line
+and exit 2, failures exit 1 and keep what was measured.
+Usage: test_hostile.py HISTOSTUDY"""
+import ctypes
+import glob
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+EXE = os.path.abspath(sys.argv.pop(1) if len(sys.argv) > 1 else "histostudy")
+QUICK = ["-i", "reference", "--input", "uniform", "-s", "611"]
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run(*args, env=None, cwd=None, **kw):
+    full_env = dict(os.environ, **(env or {}))
+    return subprocess.run([EXE, *args], capture_output=True, timeout=600, env=full_env, cwd=cwd, **kw)
+
+
+class Case(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def refused(self, out, code, says):
+        """One line on stderr naming the problem, nothing measured, exit `code`."""
+        err = out.stderr.decode(errors="replace")
+        self.assertEqual(out.returncode, code, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn(says, err)
+        self.assertNotIn("[1/", err)
+
+    def results(self, folder):
+        return sorted(glob.glob(os.path.join(folder, "*.json")))
+
+
+class GenerateOutput(Case):
+    def test_an_existing_file_is_replaced_only_with_force(self):
+        target = self.path("x.bin")
+        with open(target, "wb") as f:
+            f.write(b"precious")
+        self.refused(run("generate", "one_byte", "-s", "10", "-o", target), 2, "--force")
+        self.assertEqual(read_bytes(target), b"precious")
+        self.assertEqual(run("generate", "one_byte", "-s", "10", "-o", target, "--force").returncode, 0)
+        self.assertEqual(read_bytes(target), b"e" * 10)
+        self.assertEqual(os.listdir(self.dir), ["x.bin"])
+
+    def test_a_fifo_and_a_device_are_written_through_not_replaced(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE)
+        out = run("generate", "one_byte", "-s", "1000", "-o", fifo)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(reader.communicate(timeout=60)[0], b"e" * 1000)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        out = run("generate", "one_byte", "-s", "1000", "-o", "/dev/null")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat("/dev/null").st_mode))
+
+    def test_a_symlink_stays_a_symlink(self):
+        target, link = self.path("target.bin"), self.path("link.bin")
+        with open(target, "wb") as f:
+            f.write(b"precious")
+        os.symlink(target, link)
+        self.refused(run("generate", "one_byte", "-s", "4", "-o", link), 2, "symlink")
+        self.assertEqual(run("generate", "one_byte", "-s", "4", "-o", link, "--force").returncode, 0)
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(read_bytes(target), b"eeee")
+
+    def test_an_interrupted_generate_leaves_no_temporary(self):
+        target = self.path("big.bin")
+        proc = subprocess.Popen([EXE, "generate", "uniform", "-s", "20GiB", "-o", target],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            deadline = time.time() + 30
+            while not glob.glob(self.path(".big.bin.*.tmp")) and time.time() < deadline:
+                time.sleep(0.01)
+            self.assertTrue(glob.glob(self.path(".big.bin.*.tmp")), "the temporary never appeared")
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            proc.stderr.close()
+        self.assertEqual(proc.returncode, -signal.SIGTERM)
+        self.assertEqual(os.listdir(self.dir), [])
+
+
+class RefusedBeforeMeasuring(Case):
+    def test_bad_output_folders(self):
+        a_file = self.path("file")
+        open(a_file, "w").close()
+        self.refused(run("run", *QUICK, "-o", a_file), 2, "not a directory")
+        self.refused(run("run", *QUICK, "-o", "/proc/histostudy-runs"), 2, "cannot create")
+        self.refused(run("run", *QUICK, "-o", ""), 2, "empty path")
+
+    def test_bad_sizes_and_inputs(self):
+        self.refused(run("run", "-i", "reference", "-s", "611,0", "--no-save"), 2, "size 0")
+        self.refused(run("run", "-i", "reference", "-s", "611,1TiB", "--no-save"), 2, "does not fit")
+        empty = self.path("empty")
+        open(empty, "w").close()
+        self.refused(run("run", "-i", "reference", "--input", f"uniform,{empty}", "--no-save"), 1, "is empty")
+        self.refused(run("run", "-i", "reference", "--input", "/dev/zero", "--no-save"), 1, "not a regular file")
+        self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,612", "--no-save"), 2,
+                     "does not apply to file inputs")
+
+    def test_bad_environment(self):
+        self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": "abc123"}), 2, "not a commit")
+        f = self.path("f")
+        with open(f, "wb") as out:
+            out.write(b"abc")
+        self.refused(run("count", f, env={"OMP_NUM_THREADS": "100000"}), 2, "OMP_NUM_THREADS=100000")
+
+    def test_usage_errors_are_one_line_and_exit_2(self):
+        self.refused(run("run", "--threads", "abc"), 2, "abc is not a whole number")
+        self.refused(run("run", "--passes", "3"), 2, "--passes")
+        self.refused(run("run", "-s", "18446744073709551616", "--no-save"), 2, "larger than 1 TiB")
+        out = run("run", "-s", "12XB", "--no-save")
+        self.refused(out, 2, "TiB")
+        if b"cubins" in run("--help").stdout:  # built with CUDA
+            self.refused(run("cubins", "-o", self.dir, "--arch", ""), 2, "at least one compute capability")
+
+
+class NothingLost(Case):
+    def test_a_failure_after_measuring_keeps_what_was_measured(self):
+        doomed, out_dir = self.path("doomed.bin"), self.path("out")
+        with open(doomed, "wb") as f:
+            f.write(b"x" * 1000)
+        proc = subprocess.Popen([EXE, "run", "-i", "reference,openmp_private,openmp_fast", "--input",
+                                 f"uniform,{doomed}", "-s", "8MiB", "-o", out_dir],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = proc.stderr.readline()
+        while first and b"[1/" not in first:
+            first = proc.stderr.readline()
+        os.unlink(doomed)  # uniform is measured first; the file is read after
+        _, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 1, err)
+        self.assertIn(b"doomed.bin", err)
+        [saved] = self.results(out_dir)
+        doc = load(saved)
+        self.assertIn("doomed.bin", doc["incomplete"]["error"])
+        self.assertTrue(doc["rows"] and all(r["input"] == "uniform" for r in doc["rows"]))
+
+    def test_a_deleted_working_directory_loses_nothing(self):
+        gone, out_dir = self.path("gone"), self.path("out")
+        os.mkdir(gone)
+        proc = subprocess.Popen([EXE, "run", *QUICK, "-o", out_dir], cwd=gone, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)
+        os.rmdir(gone)
+        _, err = proc.communicate(timeout=300)
+        self.assertEqual(proc.returncode, 0, err)
+        [saved] = self.results(out_dir)
+        provenance = load(saved)["provenance"]
+        self.assertIsNone(provenance["cwd"])
+        self.assertTrue(provenance["cwd_error"])
+
+    def test_strings_that_are_not_utf8_are_recorded_escaped(self):
+        name = os.path.join(self.dir.encode(), b"caf\xe9,\\.bin")
+        with open(name, "wb") as f:
+            f.write(b"abc" * 1000)
+        out_dir = self.path("out")
+        out = run("run", "-i", "reference", "--input", name, "-o", out_dir, env={"OMP_WEIRD": "\udcff"})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(out_dir)
+        doc = load(saved)
+        self.assertEqual(doc["rows"][0]["input"], os.path.join(self.dir, "caf\\xE9,\\\\.bin"))
+        self.assertTrue(doc["escaped_strings"]["where"])
+        self.assertEqual(doc["environment"]["host"]["variables"]["OMP_WEIRD"], "\\xFF")
+        env = run("env", env={"OMP_WEIRD": "\udcff"})
+        self.assertEqual(env.returncode, 0, env.stderr)
+        self.assertIn("OMP_WEIRD", json.loads(env.stdout)["host"]["variables"])
+
+    def test_a_closed_pipe_saves_the_run_first(self):
+        out_dir = self.path("out")
+        proc = subprocess.Popen([EXE, "run", "-i", "reference", "--input", "uniform", "-s", "611",
+                                 "-e", "lesson,sweep", "-o", out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc.stdout.close()  # like `| head -c 0`
+        _, err = proc.communicate(timeout=300)
+        self.assertEqual(len(self.results(out_dir)), 1, err)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn(b"standard output", err)
+
+    def test_write_errors_on_standard_output_are_not_success(self):
+        f = self.path("f")
+        with open(f, "wb") as out:
+            out.write(b"abc")
+        for args in (["count", f], ["list"], ["env"], ["run", *QUICK, "--no-save"]):
+            with open("/dev/full", "wb") as full:
+                out = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, timeout=600)
+            self.assertEqual(out.returncode, 1, args)
+            self.assertIn(b"standard output", out.stderr, args)
+
+    def test_result_names_sort_in_the_order_written(self):
+        out_dir = self.path("out")
+        written = []
+        for _ in range(3):
+            out = run("run", *QUICK, "-o", out_dir)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            written.append(out.stdout.decode().split("result file: ")[1].strip())
+        self.assertEqual(sorted(written, key=lambda p: p.replace(".json", "-001")), written)
+        self.assertEqual(sorted(written), sorted(set(written)))  # never over an earlier file
+
+
+class SaysWhatItDoes(Case):
+    def test_provenance_is_the_build_and_the_tree_is_a_second_field(self):
+        commit = "0" * 40
+        out = run("run", *QUICK, "-o", self.dir, env={"HISTOSTUDY_GIT_COMMIT": commit})
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(self.dir)
+        provenance = load(saved)["provenance"]
+        self.assertEqual(provenance["tree_commit"], commit)
+        self.assertNotEqual(provenance["git_commit"], commit)
+        self.assertEqual(provenance["commit_of"], "the build")
+
+    def test_options_that_replace_the_default_experiments_say_so(self):
+        out = run("run", *QUICK, "--no-save")
+        self.assertIn(b"replace the default experiments", out.stderr)
+        self.assertIn(b"custom: 2 implementations on uniform at 611 B", out.stderr)  # reference and its floor
+
+    def test_a_path_with_a_comma_is_one_input_and_repeats_are_measured_once(self):
+        name = self.path("a,b.bin")
+        with open(name, "wb") as f:
+            f.write(b"xyz" * 100)
+        out = run("run", "-i", "reference,reference", "--input", f"{name}", "-o", self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(self.dir)
+        rows = load(saved)["rows"]
+        self.assertEqual(sorted({r["input"] for r in rows}), [name])
+        self.assertEqual(len([r for r in rows if r["impl"] == "reference"]), 1)
+        out = run("run", "-i", "reference", "--input", "uniform,uniform", "-s", "611,611", "-o", self.dir)
+        rows = load(sorted(self.results(self.dir))[-1])["rows"]
+        self.assertEqual(len([r for r in rows if r["impl"] == "reference"]), 1)
+
+    def test_percent_of_floor_is_not_given_at_tiny_sizes(self):
+        out = run("run", "-i", "openmp_private", "--input", "uniform", "-s", "611", "-o", self.dir)
+        [saved] = self.results(self.dir)
+        self.assertTrue(all(r["pct_of_floor"] is None for r in load(saved)["rows"]))
+        self.assertIn(b"not given below", out.stdout)
+
+    def test_no_driver_is_named_as_such(self):
+        try:
+            ctypes.CDLL("libcuda.so.1")
+            self.skipTest("a CUDA driver is installed here")
+        except OSError:
+            pass
+        if b"cubins" not in run("--help").stdout:
+            self.skipTest("this build has no CUDA")
+        out = run("run", *QUICK, "--no-save")
+        self.assertIn(b"no CUDA driver", out.stderr)
+
+    def test_runs_go_to_an_ignored_folder_by_default(self):
+        out = run("run", *QUICK, cwd=self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(self.results(os.path.join(self.dir, "runs"))), 1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
