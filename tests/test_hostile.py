@@ -214,6 +214,17 @@ class NothingLost(Case):
             self.assertEqual(out.returncode, 1, args)
             self.assertIn(b"standard output", out.stderr, args)
 
+    def test_results_are_saved_where_the_filesystem_has_no_hard_links(self):
+        shim = os.environ.get("HISTOSTUDY_NO_HARD_LINKS")
+        if not shim:
+            self.skipTest("run through meson: it builds the no_hard_links shim")
+        out_dir = self.path("out")
+        for _ in range(2):
+            out = run("run", *QUICK, "-o", out_dir, env={"LD_PRELOAD": shim})
+            self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(self.results(out_dir)), 2)
+        self.assertEqual(sorted(os.listdir(out_dir)), sorted(os.path.basename(p) for p in self.results(out_dir)))
+
     def test_result_names_sort_in_the_order_written(self):
         out_dir = self.path("out")
         written = []
