@@ -134,8 +134,13 @@ std::string NvrtcLibrary::output(nvrtcProgram program, bool cubin) const {
 }
 
 CompiledKernels NvrtcLibrary::compile(int arch, const std::vector<std::string>& name_expressions) const {
+  return compile_target(target_for(arch, supported_archs(), version_), name_expressions);
+}
+
+CompiledKernels NvrtcLibrary::compile_target(const std::string& target,
+                                             const std::vector<std::string>& name_expressions) const {
   CompiledKernels out;
-  out.target = target_for(arch, supported_archs(), version_);
+  out.target = target;
   out.options = options_for(out.target);
 
   // The sources go in as headers under their own names, so messages name

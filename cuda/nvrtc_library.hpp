@@ -40,6 +40,8 @@ class NvrtcLibrary {
   // arch; otherwise PTX for the newest arch below it, or throws Unavailable
   // when there is none. Needs no GPU.
   CompiledKernels compile(int arch, const std::vector<std::string>& name_expressions) const;
+  // The same for an explicit target: "sm_90" (a cubin) or "compute_90" (PTX).
+  CompiledKernels compile_target(const std::string& target, const std::vector<std::string>& name_expressions) const;
 
  private:
   struct Api {

@@ -8,6 +8,7 @@
 
 #include "build_config.hpp"
 #include "cuda/kernel_sources.hpp"
+#include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/nvrtc_library.hpp"
 #include "cuda/shared_device.hpp"
@@ -21,6 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kNvrtcPrefix = "nvrtc:";
+constexpr std::string_view kModulesPrefix = "modules:";
 // What plain "nvrtc" loads: the first of these the default search path has.
 const std::vector<std::string> kDefaultNvrtcNames = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
 
@@ -29,7 +31,8 @@ std::optional<std::string> nvrtc_library_of(const std::string& spec) {
   if (spec == "nvcc") return std::nullopt;
   if (spec == "nvrtc") return "";
   if (spec.starts_with(kNvrtcPrefix) && spec.size() > kNvrtcPrefix.size()) return spec.substr(kNvrtcPrefix.size());
-  throw UsageError("unknown toolchain '" + spec + "' (known: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N)");
+  throw UsageError("unknown toolchain '" + spec +
+                   "' (known: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N, modules:DIR)");
 }
 
 // Loads `library`, or with "" the default search path's libnvrtc.
@@ -58,21 +61,35 @@ std::vector<std::string> installed_nvrtc_libraries() {
   return found;
 }
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  if (!out.flush()) throw Error("cannot write " + path.string());
-}
-
 }  // namespace
 
+std::optional<std::string> modules_dir_of(const std::string& spec) {
+  if (spec.starts_with(kModulesPrefix) && spec.size() > kModulesPrefix.size()) return spec.substr(kModulesPrefix.size());
+  return std::nullopt;
+}
+
+std::vector<std::unique_ptr<Executor>> make_gpu_executors(const std::string& spec,
+                                                          const std::shared_ptr<SharedDevice>& device,
+                                                          std::vector<std::string>& skipped) {
+  std::vector<std::unique_ptr<Executor>> out;
+  if (const auto dir = modules_dir_of(spec)) return load_modules(*dir, device, skipped);
+  out.push_back(make_gpu_executor(spec, device));
+  return out;
+}
+
 std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, std::shared_ptr<SharedDevice> device) {
+  if (modules_dir_of(spec))
+    throw UsageError("toolchain " + spec + ": a modules directory holds many toolchains; name nvcc or nvrtc here");
   const auto library = nvrtc_library_of(spec);
   if (!library) return make_nvcc_executor(std::move(device));
   return make_nvrtc_executor(load_nvrtc(*library), std::move(device));
 }
 
 void check_toolchain(const std::string& spec) {
+  if (const auto dir = modules_dir_of(spec)) {
+    read_manifest(*dir);
+    return;
+  }
   if (const auto library = nvrtc_library_of(spec)) load_nvrtc(*library);
 }
 
@@ -94,43 +111,10 @@ std::vector<FoundToolchain> find_toolchains() {
   return found;
 }
 
-nlohmann::json write_cubins(const std::vector<std::string>& specs, const std::vector<int>& archs,
-                            const fs::path& dir) {
-  nlohmann::json builds = nlohmann::json::array();
-  std::set<std::string> labels;
-  for (const auto& spec : specs) {
-    const auto library = nvrtc_library_of(spec);
-    if (!library)
-      throw UsageError("cubins: nvcc's kernels are built into the binary at build time; name NVRTC toolchains");
-    const auto nvrtc = load_nvrtc(*library);
-    const std::string label = "nvrtc " + nvrtc->version();
-    if (!labels.insert(label).second) throw UsageError("cubins: toolchain " + label + " named twice");
-    fs::create_directories(dir / slug(label));
-    for (int arch : archs) {
-      const CompiledKernels compiled = nvrtc->compile(arch, kernel_names());
-      const std::string target = "sm_" + std::to_string(arch);
-      if (compiled.target != target)
-        throw UsageError("cubins: " + label + " cannot build a cubin for " + target + " (its executor would load " +
-                         compiled.target + " PTX)");
-      const fs::path stem = fs::path(slug(label)) / target;
-      write_file(dir / stem.string().append(".cubin"), compiled.image);
-      write_file(dir / stem.string().append(".log"), compiled.log + "\n");
-      nlohmann::json kernels = nlohmann::json::array();
-      for (const auto& [name, symbol] : compiled.lowered_names) kernels.push_back({{"name", name}, {"symbol", symbol}});
-      builds.push_back({{"toolchain", label},
-                        {"library", nvrtc->path()},
-                        {"arch", target},
-                        {"options", compiled.options},
-                        {"cubin", stem.string() + ".cubin"},
-                        {"log", stem.string() + ".log"},
-                        {"kernels", kernels}});
-    }
-  }
-  const nlohmann::json manifest = {{"format", "histostudy-cubins"},
-                                   {"kernel_sources_sha256", kKernelSourcesSha256},
-                                   {"builds", builds}};
-  write_file(dir / "manifest.json", manifest.dump(2) + "\n");
-  return manifest;
+std::shared_ptr<const NvrtcLibrary> nvrtc_of_spec(const std::string& spec) {
+  const auto library = nvrtc_library_of(spec);
+  if (!library) throw UsageError("nvcc's kernels are built into the binary at build time; name NVRTC toolchains");
+  return load_nvrtc(*library);
 }
 
 }  // namespace hs::gpu

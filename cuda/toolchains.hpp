@@ -5,6 +5,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,16 @@ namespace hs::gpu {
 
 class NvrtcLibrary;
 class SharedDevice;
+
+// The executors of `spec` on the run's shared device: one for nvcc or an
+// NVRTC, one per runnable entry for "modules:DIR" (cuda/modules.hpp; the
+// entries left out are added to `skipped`, a line each).
+std::vector<std::unique_ptr<Executor>> make_gpu_executors(const std::string& spec,
+                                                          const std::shared_ptr<SharedDevice>& device,
+                                                          std::vector<std::string>& skipped);
+
+// "DIR" of "modules:DIR"; nullopt for any other spec.
+std::optional<std::string> modules_dir_of(const std::string& spec);
 
 // An executor for `spec` on the run's shared device (its buffers and stream).
 // Throws UsageError for an unknown spec or an NVRTC library that cannot be
@@ -44,11 +55,8 @@ struct FoundToolchain {
 // installed under .deps/nvrtc; one per label. Needs no GPU.
 std::vector<FoundToolchain> find_toolchains();
 
-// What the codegen audit reads: every NVRTC toolchain in `specs` compiles
-// the kernels for every arch in `archs` (75: sm_75), exactly as its executor
-// would, into DIR/<toolchain>/sm_<arch>.cubin with ptxas's log beside it,
-// listed in DIR/manifest.json (returned). Needs no GPU.
-nlohmann::json write_cubins(const std::vector<std::string>& specs, const std::vector<int>& archs,
-                            const std::filesystem::path& dir);
+// The NVRTC library an "nvrtc[:LIBRARY]" spec names. Throws UsageError for
+// "nvcc", an unknown spec or a library that cannot be loaded. Needs no GPU.
+std::shared_ptr<const NvrtcLibrary> nvrtc_of_spec(const std::string& spec);
 
 }  // namespace hs::gpu

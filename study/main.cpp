@@ -36,6 +36,7 @@
 #if HISTOSTUDY_HAVE_CUDA
 #include "cuda/driver_api.hpp"
 #include "cuda/microbench.hpp"
+#include "cuda/modules.hpp"
 #include "cuda/toolchains.hpp"
 #endif
 
@@ -46,6 +47,7 @@ using hs::Executor;
 struct Executors {
   std::vector<std::unique_ptr<Executor>> owned;
   std::string gpu_absent;  // why there is no GPU executor, if there is none
+  std::vector<std::string> skipped;  // toolchain entries left out (modules:DIR), a line each
   std::vector<Executor*> all() const {
     std::vector<Executor*> out;
     for (const auto& e : owned) out.push_back(e.get());
@@ -54,11 +56,13 @@ struct Executors {
 };
 
 // --control: "auto" repeats the first toolchain when two or more are
-// compared; "none" adds no control; a spec repeats that toolchain.
+// compared (a modules directory holds many); "none" adds no control; a spec
+// repeats that toolchain (of a modules directory, its first entry).
 std::string control_spec(const std::string& control, const std::vector<std::string>& toolchains) {
   if (control == "none") return "";
-  if (control == "auto") return toolchains.size() >= 2 ? toolchains.front() : "";
-  return control;
+  if (control != "auto") return control;
+  const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && hs::gpu::modules_dir_of(toolchains[0]));
+  return several ? toolchains.front() : "";
 }
 
 // The CPU executor, and one GPU executor per toolchain spec ("nvcc",
@@ -74,14 +78,20 @@ Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, 
   try {
     const auto device = hs::gpu::open_device(0);
     std::vector<std::string> labels;
-    for (const auto& spec : toolchains) {
-      auto executor = hs::gpu::make_gpu_executor(spec, device);
-      if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
-        throw hs::UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
-      labels.push_back(executor->toolchain());
-      ex.owned.push_back(std::move(executor));
+    for (const auto& spec : toolchains)
+      for (auto& executor : hs::gpu::make_gpu_executors(spec, device, ex.skipped)) {
+        if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
+          throw hs::UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
+        labels.push_back(executor->toolchain());
+        ex.owned.push_back(std::move(executor));
+      }
+    if (!repeated.empty()) {
+      std::vector<std::string> again;  // a modules directory's skips were said once already
+      auto entries = hs::gpu::make_gpu_executors(repeated, device, again);
+      if (entries.empty()) throw hs::UsageError("--control " + repeated + ": no entry of it can run here");
+      ex.owned.push_back(hs::make_control(std::move(entries.front())));
     }
-    if (!repeated.empty()) ex.owned.push_back(hs::make_control(hs::gpu::make_gpu_executor(repeated, device)));
+    for (const auto& line : ex.skipped) std::cerr << "histostudy: " << line << "\n";
   } catch (const hs::Unavailable& e) {
     ex.owned.resize(1);
     ex.gpu_absent = e.what();
@@ -125,6 +135,7 @@ nlohmann::json environment_record(const Executors& ex) {
           {"driver", hs::nvml::driver()},
           {"executors", executors},
           {"module_loading", loading},
+          {"skipped_toolchains", ex.skipped},
           {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
 }
 
@@ -372,8 +383,9 @@ int cubins_command(const std::vector<std::string>& toolchains, const std::vector
   if (specs.empty())
     for (const auto& t : hs::gpu::find_toolchains())
       if (t.spec != "nvcc") specs.push_back(t.spec);
-  const auto manifest = hs::gpu::write_cubins(specs, parse_archs(archs), out_dir);
-  std::cout << manifest["builds"].size() << " cubins in " << out_dir << " (manifest.json)\n";
+  const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
+  std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
+  for (const auto& line : manifest["skipped"]) std::cerr << "histostudy: " << line.get<std::string>() << "\n";
   return 0;
 #else
   (void)toolchains, (void)archs, (void)out_dir;
@@ -479,7 +491,7 @@ int main(int argc, char** argv) {
 
   std::vector<std::string> cubin_toolchains, cubin_archs = {"75,90"};
   std::string cubin_dir;
-  auto* cubins = app.add_subcommand("cubins", "Compile the kernels with NVRTC toolchains into cubins, as their "
+  auto* cubins = app.add_subcommand("cubins", "Compile the kernels with NVRTC toolchains into SASS and PTX modules, as their "
                                               "executors would, for the codegen audit (no GPU needed)");
   cubins->add_option("--toolchain", cubin_toolchains, "NVRTC toolchains (default: every one `list` shows)");
   cubins->add_option("--arch", cubin_archs, "compute capabilities (default 75,90)");

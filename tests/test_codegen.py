@@ -4,6 +4,7 @@
 and check that the audit is complete and well-formed and that every cubin
 hash is the same in both runs. Exits 77 (skipped) only when the wheels
 cannot be installed. Usage: test_codegen.py HISTOSTUDY"""
+import hashlib
 import json
 import pathlib
 import re
@@ -23,9 +24,18 @@ def fail(message):
     sys.exit(f"test_codegen: {message}")
 
 
+# CI installs two releases only (each wheel is 40 to 90 MB); the committed
+# audit covers every release of data/nvrtc-releases.csv.
+RELEASES = ["12.6", "13.0"]
+
+
+def libraries():
+    return [str(next((ROOT / ".deps" / "nvrtc" / r).glob("nvidia/*/lib/libnvrtc.so.[0-9]*"))) for r in RELEASES]
+
+
 def audit_into(folder):
     result = subprocess.run([sys.executable, ROOT / "tools" / "codegen_audit.py", "--histostudy", EXE,
-                             "-o", folder], capture_output=True, text=True, timeout=1200)
+                             "--nvrtc", *libraries(), "-o", folder], capture_output=True, text=True, timeout=1200)
     if result.returncode != 0:
         fail(f"the audit failed:\n{result.stdout}{result.stderr}")
     return json.loads((pathlib.Path(folder) / "codegen-audit.json").read_text())
@@ -59,8 +69,30 @@ def check_well_formed(audit, folder):
         fail("codegen-audit.md holds no comparison")
 
 
+def check_modules(folder):
+    """`histostudy cubins` for the two releases: SASS and PTX per release and arch, each file's hash right."""
+    result = subprocess.run([EXE, "cubins", "--toolchain", ",".join(f"nvrtc:{lib}" for lib in libraries()),
+                             "--arch", "75,90", "-o", folder], capture_output=True, text=True, timeout=1200)
+    if result.returncode != 0:
+        fail(f"histostudy cubins failed:\n{result.stderr}")
+    manifest = json.loads((folder / "manifest.json").read_text())
+    if manifest.get("format") != "histostudy-modules" or not SHA256.fullmatch(manifest["kernel_sources_sha256"]):
+        fail(f"not a modules manifest: {manifest.get('format')}")
+    kinds = sorted((b["release"], b["arch"], b["kind"]) for b in manifest["builds"])
+    wanted = sorted((r, f"{p}_{a}", k) for r in RELEASES for a in ("75", "90")
+                    for p, k in (("sm", "sass"), ("compute", "ptx")))
+    if kinds != wanted:
+        fail(f"modules: expected {wanted}, got {kinds}")
+    for b in manifest["builds"]:
+        data = (folder / b["file"]).read_bytes()
+        if hashlib.sha256(data).hexdigest() != b["sha256"]:
+            fail(f"{b['file']}: its SHA-256 differs from the manifest's")
+        if b["kind"] == "ptx" and b".target " + b["arch"].encode().replace(b"compute", b"sm") not in data:
+            fail(f"{b['file']}: not PTX for {b['arch']}")
+
+
 def main():
-    installed = subprocess.run([ROOT / "dev", "nvrtc"], capture_output=True, text=True)
+    installed = subprocess.run([ROOT / "dev", "nvrtc", *RELEASES], capture_output=True, text=True)
     if installed.returncode != 0:
         print(f"skipped: the NVRTC/nvdisasm wheels cannot be installed:\n{installed.stderr}")
         return 77
@@ -73,7 +105,9 @@ def main():
             fail(f"cubin hashes differ between two runs: {hashes}")
         if audit != again:
             fail("the audit is not deterministic: two runs differ")
-    print(f"codegen audit: {len(audit['records'])} kernel builds, well-formed, cubins reproducible")
+        check_modules(pathlib.Path(first) / "modules")
+    print(f"codegen audit: {len(audit['records'])} kernel builds, well-formed, cubins reproducible; "
+          "modules manifest checked")
     return 0
 
 

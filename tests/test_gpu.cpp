@@ -7,7 +7,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <climits>
 #include <cstdio>
 #include <memory>
@@ -16,6 +20,7 @@
 
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "cuda/check.hpp"
+#include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
 #include "cuda/toolchains.hpp"
@@ -26,6 +31,7 @@
 #include "study/executor.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
+#include "study/sha256.hpp"
 #include "study/sizes.hpp"
 
 namespace {
@@ -415,6 +421,88 @@ TEST_CASE("moving the bins by 512 bytes moves them by 512 bytes in the record, a
   MESSAGE("global/uniform, bins +0 over bins +512: " << ratio);
   // The finding of issue 10, on the GPU it was found on: 17.3 against 8.3 ms at the lesson's size.
   if (g_device->name().find("H200") != std::string::npos) CHECK(ratio > 1.5);
+}
+
+namespace {
+
+// A modules directory built here, for this GPU's arch, by the first NVRTC
+// `histostudy list` would show (the default search path's, or .deps/nvrtc's).
+std::filesystem::path built_modules(const std::string& name) {
+  std::string spec;
+  for (const auto& t : hs::gpu::find_toolchains())
+    if (t.spec != "nvcc" && spec.empty()) spec = t.spec;
+  REQUIRE_MESSAGE(!spec.empty(), "no NVRTC library here (./dev nvrtc, or tools/h200_run.sh unpack)");
+  const auto dir = std::filesystem::temp_directory_path() / ("hs_modules_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const int cc = g_device->limits().cc_major * 10 + g_device->limits().cc_minor;
+  hs::gpu::write_modules({spec}, {cc}, dir);
+  return dir;
+}
+
+nlohmann::json read_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+void write_json(const std::filesystem::path& path, const nlohmann::json& doc) { std::ofstream(path) << doc.dump(); }
+
+}  // namespace
+
+TEST_CASE("modules: every SASS and JIT-compiled PTX entry counts exactly; altered entries are skipped, never run") {
+  const auto dir = built_modules("ok");
+  std::vector<std::string> skipped;
+  auto executors = hs::gpu::load_modules(dir, g_device, skipped);
+  CHECK(skipped.empty());
+  REQUIRE(executors.size() == 2);  // SASS for this GPU, and PTX the driver compiles
+  const auto data = hs::make_input(hs::parse_input("lesson_english"), 65536 + 611);
+  const hs::Bins want = reference_of(data);
+  for (auto& e : executors) {
+    INFO(e->toolchain());
+    e->load(data);
+    for (const char* name : {"global", "per_block", "per_warp", "lane_shared", "read_floor"}) {
+      const auto& impl = hs::find_implementation(name);
+      const auto out = e->run_once(impl, e->resolve(impl, defaults(), data.size(), 1), kAnywhere);
+      if (impl.counts)
+        CHECK(hs::first_mismatch(want, out.bins) == std::nullopt);
+      else
+        CHECK(out.byte_sum == hs::byte_sum(want));
+    }
+    CHECK_FALSE(e->supports(hs::find_implementation("cub")));
+  }
+  executors.clear();
+
+  // A corrupt file: its hash no longer matches, so it is skipped with a reason.
+  auto manifest = read_json(dir / "manifest.json");
+  const std::string sass_file = manifest["builds"][0]["file"];
+  { std::ofstream(dir / sass_file, std::ios::app) << "garbage"; }
+  skipped.clear();
+  executors = hs::gpu::load_modules(dir, g_device, skipped);
+  CHECK(executors.size() == 1);
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].find("SHA-256") != std::string::npos);
+  executors.clear();
+
+  // A manifest of other kernel sources: every entry skipped.
+  manifest["kernel_sources_sha256"] = std::string(64, '0');
+  write_json(dir / "manifest.json", manifest);
+  skipped.clear();
+  CHECK(hs::gpu::load_modules(dir, g_device, skipped).empty());
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].find("other kernel sources") != std::string::npos);
+
+  // A foreign module (a file the driver cannot load, its hash made to match): refused, skipped.
+  const auto fresh = built_modules("foreign");
+  auto m = read_json(fresh / "manifest.json");
+  const std::string garbage = "this is not a cubin";
+  { std::ofstream(fresh / m["builds"][0]["file"].get<std::string>(), std::ios::trunc) << garbage; }
+  m["builds"][0]["sha256"] = hs::sha256_hex(garbage);
+  write_json(fresh / "manifest.json", m);
+  skipped.clear();
+  CHECK(hs::gpu::load_modules(fresh, g_device, skipped).size() == 1);
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped[0].find("skipped") != std::string::npos);
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove_all(fresh);
 }
 
 int main(int argc, char** argv) {

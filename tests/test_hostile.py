@@ -135,6 +135,15 @@ class RefusedBeforeMeasuring(Case):
             out.write(b"abc")
         self.refused(run("count", f, env={"OMP_NUM_THREADS": "100000"}), 2, "OMP_NUM_THREADS=100000")
 
+    def test_bad_modules_directories(self):
+        if b"cubins" not in run("--help").stdout:
+            self.skipTest("this build has no CUDA")
+        self.refused(run("run", *QUICK, "--toolchain", f"modules:{self.dir}", "--no-save"), 2, "no manifest.json")
+        with open(self.path("manifest.json"), "w") as f:
+            json.dump({"format": "something else"}, f)
+        self.refused(run("run", *QUICK, "--toolchain", f"modules:{self.dir}", "--no-save"), 2,
+                     "not a histostudy modules manifest")
+
     def test_usage_errors_are_one_line_and_exit_2(self):
         self.refused(run("run", "--threads", "abc"), 2, "abc is not a whole number")
         self.refused(run("run", "--passes", "3"), 2, "--passes")

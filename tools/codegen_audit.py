@@ -31,8 +31,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FORMAT = "histostudy-codegen-audit"
 FORMAT_VERSION = 1
-DEFAULT_NVRTC = [".deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
-                 ".deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13"]
+RELEASES = ROOT / "data" / "nvrtc-releases.csv"  # one line a release; ./dev nvrtc installs them
 DEFAULT_NVDISASM = ".deps/nvdisasm/nvidia/cu13/bin/nvdisasm"
 # Bytes one LDG moves, by its width modifier (none: 32 bits).
 LOAD_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
@@ -61,14 +60,24 @@ def sha256(data):
 
 # ---- inputs: cubins and ptxas logs --------------------------------------
 
+def installed_releases():
+    """The NVRTC library of every release in data/nvrtc-releases.csv that ./dev nvrtc installed, oldest first."""
+    found = []
+    for line in RELEASES.read_text().splitlines()[1:]:
+        release = line.split(",")[0]
+        found += sorted((ROOT / ".deps" / "nvrtc" / release).glob("nvidia/*/lib/libnvrtc.so.[0-9]*"))[:1]
+    return found
+
+
 def nvrtc_builds(histostudy, libraries, archs, work):
-    """`histostudy cubins` for every NVRTC library: its manifest's builds, with paths made absolute."""
+    """`histostudy cubins` for every NVRTC library: its manifest's SASS builds, with paths made absolute."""
     out = work / "nvrtc"
     specs = ",".join(f"nvrtc:{lib}" for lib in libraries)
     run([histostudy, "cubins", "--toolchain", specs, "--arch", ",".join(archs), "-o", out])
     manifest = json.loads((out / "manifest.json").read_text())
+    manifest["builds"] = [b for b in manifest["builds"] if b["kind"] == "sass"]
     for build in manifest["builds"]:
-        build["cubin"], build["log"] = out / build["cubin"], out / build["log"]
+        build["cubin"], build["log"] = out / build["file"], out / build["log"]
         build["library"] = shown_path(build["library"])
     return manifest
 
@@ -282,6 +291,28 @@ def difference(old, new):
     return "SASS differs: " + "; ".join(parts)
 
 
+def release_history(audit, kernels, by_key):
+    """Per arch and kernel, the NVRTC releases at which its SASS changed (the T4's question on sm_75)."""
+    releases = [t["toolchain"] for t in audit["toolchains"] if t["toolchain"].startswith("nvrtc")]
+    if len(releases) < 3:
+        return []
+    lines = [f"## SASS across releases ({releases[0]} to {releases[-1]})", "",
+             "Each release where a kernel's SASS differs from the release before it; in brackets, where its hot "
+             "loop (the innermost loop that reads the input) changed opcodes too.", ""]
+    for arch in audit["archs"]:
+        lines.append(f"- {arch}:")
+        for k in kernels:
+            steps = []
+            for old, new in zip(releases, releases[1:]):
+                a, b = by_key[(k, arch, old)], by_key[(k, arch, new)]
+                if a["sass_sha256"] != b["sass_sha256"]:
+                    loop_changed = (a["hot_loop"] or {}).get("opcodes") != (b["hot_loop"] or {}).get("opcodes")
+                    steps.append(new.removeprefix("nvrtc ") + (" [hot loop]" if loop_changed else ""))
+            lines.append(f"  - `{k}`: " + (f"SASS changed at {', '.join(steps)}" if steps
+                                          else f"identical SASS from {releases[0]} to {releases[-1]}"))
+    return lines + [""]
+
+
 def summary(audit):
     toolchains = [t["toolchain"] for t in audit["toolchains"]]
     pairs = list(zip(toolchains, toolchains[1:]))
@@ -300,6 +331,7 @@ def summary(audit):
             lines.append(f"- {arch}: {len(kernels) - len(changed)} of {len(kernels)} kernels compile to identical SASS")
             lines += [f"  - `{k}`: {difference(a, b)}" for k, a, b in changed]
         lines.append("")
+    lines += release_history(audit, kernels, by_key)
     lines += ["## Every build", "", "| kernel | arch | toolchain | code |", "| --- | --- | --- | --- |"]
     lines += [f"| `{r['kernel']}` | {r['arch']} | {r['toolchain']} | {short(r)}; sass {r['sass_sha256'][:12]} |"
               for r in audit["records"]]
@@ -309,14 +341,17 @@ def summary(audit):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--histostudy", default=ROOT / "build" / "histostudy", help="the built histostudy")
-    parser.add_argument("--nvrtc", nargs="+", default=[ROOT / p for p in DEFAULT_NVRTC],
-                        help="NVRTC libraries (default: the two ./dev nvrtc installs)")
+    parser.add_argument("--nvrtc", nargs="+", default=None,
+                        help="NVRTC libraries (default: every release of data/nvrtc-releases.csv installed)")
     parser.add_argument("--nvcc", default="nvcc", help="the nvcc histostudy was built with")
     parser.add_argument("--nvdisasm", default=ROOT / DEFAULT_NVDISASM)
     parser.add_argument("--arch", default="75,90", help="compute capabilities (default 75,90)")
     parser.add_argument("-o", "--out-dir", required=True, type=pathlib.Path)
     args = parser.parse_args()
     args.arch = [a.strip().removeprefix("sm_") for a in args.arch.split(",") if a.strip()]
+    args.nvrtc = args.nvrtc or installed_releases()
+    if not args.nvrtc:
+        sys.exit("codegen_audit: no NVRTC release installed (./dev nvrtc)")
     try:
         with tempfile.TemporaryDirectory() as work:
             audit = make_audit(args, pathlib.Path(work))

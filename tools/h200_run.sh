@@ -12,12 +12,13 @@
 # The GPU machine has no package manager and no network, so a development
 # machine packs what the build and NVRTC need into .deps/ first:
 #
-#   tools/h200_run.sh pack              # here: .deps/include (headers), .deps/h200/nvrtc.tar.xz (~50 MB)
+#   tools/h200_run.sh pack              # here: .deps/include (headers), .deps/h200/nvrtc.tar.xz (~50 MB),
+#                                       #       .deps/h200/modules (every release's sm_90 SASS and PTX)
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
 # Stages: unpack build test sanitize study order placement cache perf blocks
-# (default: all, in that order) and profile (on request); the logs are
-# bundled at the end. The build
+# (default: all, in that order), matrix and profile (on request); the logs
+# are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
 set -euo pipefail
@@ -26,6 +27,7 @@ OUT=${OUT:-out}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 HS="$BUILD_DIR/histostudy"
 PACK=.deps/h200/nvrtc.tar.xz
+MODULES=.deps/h200/modules
 NVRTC_12=.deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
 NVRTC_13=.deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13
 # What each NVRTC needs at run time: the library, its builtins (which it
@@ -42,6 +44,8 @@ pack() {
   mkdir -p "$(dirname "$PACK")"
   tar -C .deps/nvrtc -cf - "${PACKED[@]}" | xz -T0 -6 >"$PACK.new"
   mv "$PACK.new" "$PACK"
+  # Every release's SASS and PTX for the H200 (a few MB): the matrix runs them there.
+  rm -rf "$MODULES" && "${BUILD_DIR_HERE:-build}/histostudy" cubins --arch 90 -o "$MODULES"
   # The copy sent to the GPU machine has no .git: carry the commit it is.
   { echo "export HISTOSTUDY_GIT_COMMIT=$(git rev-parse HEAD)"
     echo "export HISTOSTUDY_GIT_DIRTY=$([ -z "$(git status --porcelain --untracked-files=no)" ] && echo 0 || echo 1)"
@@ -111,6 +115,15 @@ for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v
 
 NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
 
+# Issue 12: every NVRTC release's SASS and driver-compiled PTX (built by
+# pack, without a GPU) beside nvcc and CUB, in one process under the controls.
+matrix() {
+  "$HS" run -e lesson --toolchain "nvcc,modules:$PWD/$MODULES" -o "$OUT" 2>"$OUT/matrix-progress.log" \
+    >"$OUT/matrix.txt" || { tail -5 "$OUT/matrix-progress.log"; return 1; }
+  grep -E "^histostudy" "$OUT/matrix-progress.log"
+  grep "result file" "$OUT/matrix.txt"
+}
+
 # Issue 10: the lesson with the toolchains in the opposite order (the A/A
 # control is then NVRTC 13.0): a result that changes with the order is a defect.
 order() {
@@ -155,7 +168,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test sanitize study order placement cache perf blocks profile "
+known=" unpack build test sanitize study order placement cache perf blocks matrix profile "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }

@@ -1,8 +1,11 @@
-// The executor for kernels an NVRTC library compiles at run time: the
-// embedded device-only sources, built for this GPU's arch when the executor
-// is made, loaded as a module into the device's primary context (the one
-// the runtime uses, so the base class's buffers and stream serve it) and
-// launched with cuLaunchKernel by name expression.
+// The executor for kernels in a code image (a cubin, or PTX the driver
+// compiles at load time), whatever made it: an NVRTC library at run time
+// (make_nvrtc_executor) or a release's prebuilt module from a modules
+// directory (cuda/modules.cpp). The image is loaded into the device's
+// primary context (the one the runtime uses, so the shared buffers and
+// stream serve it) and launched with cuLaunchKernel by name expression.
+#include "cuda/module_executor.hpp"
+
 #include <map>
 #include <memory>
 #include <string>
@@ -29,8 +32,10 @@ class LoadedModule {
     device_ = handle;
     // The base class's cudaSetDevice made this context current on this thread.
     const CUresult loaded = driver_.cuModuleLoadData(&module_, image.data());
-    if (loaded != CUDA_SUCCESS) (void)driver_.cuDevicePrimaryCtxRelease(device_);
-    HS_CUDA(loaded);
+    if (loaded != CUDA_SUCCESS) {
+      (void)driver_.cuDevicePrimaryCtxRelease(device_);
+      throw ModuleRefused(loaded, describe_driver_error(loaded));
+    }
   }
   // Errors are ignored: a destructor must not throw.
   ~LoadedModule() {
@@ -47,21 +52,28 @@ class LoadedModule {
   }
 
  private:
+  static std::string describe_driver_error(CUresult result) {
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (!driver_error_name || driver_error_name(result, &name) != CUDA_SUCCESS) name = "unknown CUresult";
+    if (!driver_error_string || driver_error_string(result, &text) != CUDA_SUCCESS) text = "unknown error";
+    return std::string(text) + " (" + name + ")";
+  }
+
   const DriverApi& driver_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUmodule module_ = nullptr;
 };
 
-class NvrtcExecutor final : public GpuExecutor {
+class ModuleExecutor final : public GpuExecutor {
  public:
-  NvrtcExecutor(std::shared_ptr<const NvrtcLibrary> nvrtc, std::shared_ptr<SharedDevice> device)
+  ModuleExecutor(ModuleImage image, std::shared_ptr<SharedDevice> device)
       : GpuExecutor(std::move(device)),
-        nvrtc_(std::move(nvrtc)),
+        image_(std::move(image)),
         driver_(driver_api()),
-        compiled_(nvrtc_->compile(limits().cc_major * 10 + limits().cc_minor, kernel_names())),
-        module_(driver_, this->device(), compiled_.image) {
-    for (const auto& [name, symbol] : compiled_.lowered_names) {
+        module_(driver_, this->device(), image_.image) {
+    for (const auto& [name, symbol] : image_.lowered_names) {
       Kernel kernel{module_.function(symbol)};
       // Asking for attributes loads the function now, so lazy module loading
       // (CUDA_MODULE_LOADING=LAZY, the default) cannot land in a timed launch.
@@ -73,7 +85,7 @@ class NvrtcExecutor final : public GpuExecutor {
     }
   }
 
-  std::string toolchain() const override { return "nvrtc " + nvrtc_->version(); }
+  std::string toolchain() const override { return image_.label; }
 
   nlohmann::json describe() const override {
     nlohmann::json kernels = nlohmann::json::object();
@@ -81,17 +93,16 @@ class NvrtcExecutor final : public GpuExecutor {
       kernels[name] = {{"registers", k.registers},
                        {"local_bytes", k.local_bytes},
                        {"static_shared_bytes", k.static_shared_bytes}};
-    return {{"compiler", "nvrtc"},
-            {"version", nvrtc_->version()},
-            {"library", nvrtc_->path()},
-            {"target", compiled_.target},
-            {"options", compiled_.options},
-            {"kernel_sources_sha256", kKernelSourcesSha256},
-            {"kernels", kernels},
-            {"device", device_json()}};
+    nlohmann::json d = image_.record;
+    d["target"] = image_.target;
+    d["code"] = image_.target.starts_with("sm_") ? "sass" : "ptx, compiled by the driver at load time";
+    d["kernel_sources_sha256"] = kKernelSourcesSha256;
+    d["kernels"] = kernels;
+    d["device"] = device_json();
+    return d;
   }
 
-  // Library variants (CUB) are host code nvcc built; NVRTC builds kernels only.
+  // Library variants (CUB) are host code nvcc built; a module holds kernels only.
   bool supports(const Implementation& impl) const override {
     return GpuExecutor::supports(impl) && !impl.gpu->library;
   }
@@ -99,7 +110,7 @@ class NvrtcExecutor final : public GpuExecutor {
  protected:
   void launch(const KernelLaunch& l, void** args) override {
     const auto found = kernels_.find(l.kernel);
-    if (found == kernels_.end()) throw Error(toolchain() + " executor: no compiled kernel for " + l.kernel);
+    if (found == kernels_.end()) throw Error(toolchain() + " executor: no kernel for " + l.kernel);
     Kernel& kernel = found->second;
     // Dynamic shared memory beyond the default per-block limit needs an
     // opt-in per kernel; set it once per kernel and size.
@@ -119,18 +130,32 @@ class NvrtcExecutor final : public GpuExecutor {
     std::size_t opted_in_bytes = 0;
   };
 
-  std::shared_ptr<const NvrtcLibrary> nvrtc_;
+  ModuleImage image_;
   const DriverApi& driver_;
-  CompiledKernels compiled_;
   LoadedModule module_;
   std::map<std::string, Kernel> kernels_;
 };
 
 }  // namespace
 
+std::unique_ptr<Executor> make_module_executor(ModuleImage image, std::shared_ptr<SharedDevice> device) {
+  return std::make_unique<ModuleExecutor>(std::move(image), std::move(device));
+}
+
 std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc,
                                               std::shared_ptr<SharedDevice> device) {
-  return std::make_unique<NvrtcExecutor>(std::move(nvrtc), std::move(device));
+  const DeviceLimits& limits = device->limits();
+  CompiledKernels compiled = nvrtc->compile(limits.cc_major * 10 + limits.cc_minor, kernel_names());
+  ModuleImage image;
+  image.label = "nvrtc " + nvrtc->version();
+  image.target = compiled.target;
+  image.image = std::move(compiled.image);
+  image.lowered_names = std::move(compiled.lowered_names);
+  image.record = {{"compiler", "nvrtc"},
+                  {"version", nvrtc->version()},
+                  {"library", nvrtc->path()},
+                  {"options", compiled.options}};
+  return make_module_executor(std::move(image), std::move(device));
 }
 
 }  // namespace hs::gpu
