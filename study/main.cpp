@@ -140,15 +140,36 @@ nlohmann::json environment_record(const Executors& ex) {
 }
 
 // "<date>_<gpu or cpu>_<toolchains>": what the file is, from its name alone.
+// File names stay far below NAME_MAX (255 bytes): a run of 27 toolchains
+// once failed its save on a name of 600.
+constexpr std::size_t kMaxStemToolchains = 100;
+
 std::string result_stem(const Executors& ex, const std::vector<hs::Row>& rows) {
-  std::string device = "cpu", toolchains;
+  std::string device = "cpu";
+  std::vector<std::string> used;
   for (const auto& e : ex.owned) {
     const auto d = e->describe();
     if (d.contains("device") && d["device"].contains("name")) device = d["device"]["name"].get<std::string>();
-    bool used = std::any_of(rows.begin(), rows.end(), [&](const hs::Row& r) { return r.toolchain == e->toolchain(); });
-    if (used) toolchains += (toolchains.empty() ? "" : "+") + e->toolchain();
+    if (std::any_of(rows.begin(), rows.end(), [&](const hs::Row& r) { return r.toolchain == e->toolchain(); }))
+      used.push_back(e->toolchain());
   }
+  std::string toolchains;
+  for (const auto& t : used) toolchains += (toolchains.empty() ? "" : "+") + t;
+  if (hs::slug(toolchains).size() > kMaxStemToolchains && used.size() > 1)
+    toolchains = used.front() + " and " + std::to_string(used.size() - 1) + " more toolchains";
   return hs::utc_now(true) + "_" + hs::slug(device) + "_" + hs::slug(toolchains);
+}
+
+// Saves the run; should its name be refused, under a plain one, so that no
+// measurement is lost to a file name.
+std::string save(const hs::RunRecord& record, const std::string& dir, const std::string& stem) {
+  const auto doc = hs::result_document(record);
+  try {
+    return hs::write_result(doc, dir, stem).string();
+  } catch (const hs::Error& e) {
+    std::cerr << "histostudy: " << e.what() << "; saving as a plain name\n";
+    return hs::write_result(doc, dir, stem.substr(0, stem.find('_')) + "_run").string();
+  }
 }
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
@@ -312,7 +333,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   record.finished = hs::utc_now();
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   std::string saved;
-  if (!opt.no_save) saved = hs::write_result(hs::result_document(record), opt.out_dir, result_stem(ex, record.rows)).string();
+  if (!opt.no_save) saved = save(record, opt.out_dir, result_stem(ex, record.rows));
   if (!record.incomplete.empty())
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
 
