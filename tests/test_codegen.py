@@ -65,6 +65,10 @@ def check_well_formed(audit, folder):
         loop = r["hot_loop"]
         if not loop or loop["global_load_bytes"] < 1 or sum(loop["opcodes"].values()) != loop["instructions"]:
             fail(f"{where}: no hot loop that reads the input ({loop})")
+    ptx = {(r["kernel"], r["toolchain"], r["arch"]) for r in audit["ptx"] if SHA256.fullmatch(r["ptx_sha256"])}
+    nvrtcs = [t for t in toolchains if t.startswith("nvrtc")]
+    if ptx != {(k, t, a.replace("sm_", "compute_")) for k in kernels for t in nvrtcs for a in ARCHS}:
+        fail("PTX records missing or malformed")
     if "## nvrtc" not in (pathlib.Path(folder) / "codegen-audit.md").read_text():
         fail("codegen-audit.md holds no comparison")
 

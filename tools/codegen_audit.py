@@ -75,6 +75,7 @@ def nvrtc_builds(histostudy, libraries, archs, work):
     specs = ",".join(f"nvrtc:{lib}" for lib in libraries)
     run([histostudy, "cubins", "--toolchain", specs, "--arch", ",".join(archs), "-o", out])
     manifest = json.loads((out / "manifest.json").read_text())
+    manifest["ptx"] = [dict(b, file=out / b["file"]) for b in manifest["builds"] if b["kind"] == "ptx"]
     manifest["builds"] = [b for b in manifest["builds"] if b["kind"] == "sass"]
     for build in manifest["builds"]:
         build["cubin"], build["log"] = out / build["file"], out / build["log"]
@@ -211,6 +212,39 @@ def hot_loop(function):
     return {"instructions": len(loop), "global_load_bytes": load_bytes(loop), "opcodes": counts(loop)}
 
 
+# ---- PTX: what the front end made, before any assembler ------------------
+
+def ptx_entries(text):
+    """{symbol: its .entry body}, comments and blank lines dropped: the code
+    itself, without the header that names the compiler (it differs in every
+    release whatever the code)."""
+    entries, current, body = {}, None, []
+    for line in text.splitlines():
+        code = line.split("//", 1)[0].rstrip()
+        if m := re.match(r"\.(?:visible|weak) \.entry (\w+)\(", code):  # templates are .weak
+            current, body = m.group(1), []
+        if current is None or not code.strip():
+            continue
+        body.append(code)
+        if code == "}":
+            entries[current], current = "\n".join(body), None
+    return entries
+
+
+def ptx_records(build):
+    """Per kernel of one PTX build: its normalized PTX hash and instruction count."""
+    entries = ptx_entries(pathlib.Path(build["file"]).read_text())
+    records = []
+    for kernel in build["kernels"]:
+        code = entries.get(kernel["symbol"])
+        if code is None:
+            raise AuditError(f"{build['toolchain']} {build['arch']}: no PTX entry for {kernel['name']}")
+        instructions = [l for l in code.splitlines() if l.strip().endswith(";") and not l.strip().startswith(".")]
+        records.append({"kernel": kernel["name"], "toolchain": build["toolchain"], "arch": build["arch"],
+                        "ptx_sha256": sha256(code.encode()), "ptx_instructions": len(instructions)})
+    return records
+
+
 # ---- the audit -------------------------------------------------------------
 
 def audit_build(build, nvdisasm):
@@ -249,6 +283,8 @@ def make_audit(args, work):
         records += found
     order = {k["name"]: i for i, k in enumerate(kernels)}
     records.sort(key=lambda r: (order[r["kernel"]], r["arch"], toolchains.index(r["toolchain"])))
+    ptx = [record for build in manifest["ptx"] for record in ptx_records(build)]
+    ptx.sort(key=lambda r: (order[r["kernel"]], r["arch"], toolchains.index(r["toolchain"])))
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -260,6 +296,7 @@ def make_audit(args, work):
         "archs": [f"sm_{a}" for a in args.arch],
         "cubins": cubins,
         "records": records,
+        "ptx": ptx,
     }
 
 
@@ -296,9 +333,12 @@ def release_history(audit, kernels, by_key):
     releases = [t["toolchain"] for t in audit["toolchains"] if t["toolchain"].startswith("nvrtc")]
     if len(releases) < 3:
         return []
+    ptx_of = {(r["kernel"], "sm_" + r["arch"].removeprefix("compute_"), r["toolchain"]): r["ptx_sha256"]
+              for r in audit.get("ptx", [])}
     lines = [f"## SASS across releases ({releases[0]} to {releases[-1]})", "",
              "Each release where a kernel's SASS differs from the release before it; in brackets, where its hot "
-             "loop (the innermost loop that reads the input) changed opcodes too.", ""]
+             "loop (the innermost loop that reads the input) changed opcodes too, and where its PTX (the front "
+             "end's output, comments dropped) changed as well: a change without PTX is the back end's (ptxas).", ""]
     for arch in audit["archs"]:
         lines.append(f"- {arch}:")
         for k in kernels:
@@ -307,7 +347,9 @@ def release_history(audit, kernels, by_key):
                 a, b = by_key[(k, arch, old)], by_key[(k, arch, new)]
                 if a["sass_sha256"] != b["sass_sha256"]:
                     loop_changed = (a["hot_loop"] or {}).get("opcodes") != (b["hot_loop"] or {}).get("opcodes")
-                    steps.append(new.removeprefix("nvrtc ") + (" [hot loop]" if loop_changed else ""))
+                    ptx_changed = ptx_of.get((k, arch, old)) != ptx_of.get((k, arch, new))
+                    notes = [n for n, hit in (("hot loop", loop_changed), ("PTX", ptx_changed)) if hit]
+                    steps.append(new.removeprefix("nvrtc ") + (f" [{', '.join(notes)}]" if notes else ""))
             lines.append(f"  - `{k}`: " + (f"SASS changed at {', '.join(steps)}" if steps
                                           else f"identical SASS from {releases[0]} to {releases[-1]}"))
     return lines + [""]

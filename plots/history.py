@@ -1,0 +1,200 @@
+"""The release history: every NVRTC release's build of each kernel, timed in one
+run on one GPU under the study's controls (`--toolchain nvcc,modules:DIR`).
+
+    python3 -m plots.history RUN.json [--codegen data/codegen] [-o DIR]
+
+For every kernel x input and each kind of code (the release's own SASS, and its
+PTX compiled by the driver), the time of every release relative to the oldest,
+and a step detector: a step is a release whose time differs from the release
+before it beyond the run's A/A noise (the bootstrap interval of new/old lies
+wholly outside the A/A pair's own interval around 1), with whether the PTX
+changed at that step (the front end) or only the SASS (the back end, ptxas or
+the driver's compiler) and the hot-loop difference from the codegen audit.
+Where no step is found it says "flat" and shows the largest move and the noise.
+"""
+import argparse
+import pathlib
+import re
+import sys
+from dataclasses import dataclass, field
+
+from plots import codegen, figures, stats
+from plots import table as fmt
+from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, policy_label
+from plots.table import Table
+
+# "nvrtc 12.6.85 sm_90" (SASS as the release built it), "nvrtc 12.6.85 compute_90 jit" (PTX, driver-compiled)
+MODULE_LABEL = re.compile(r"^nvrtc (\d+)\.(\d+)\.(\d+) (sm|compute)_(\d+)( jit)?$")
+KINDS = {"sm": "SASS", "compute": "PTX via the driver"}
+MIN_NOISE = 0.005   # a step must exceed 0.5% even where the A/A pair agrees to the last digit
+
+
+def module_entry(toolchain):
+    """(release (12, 6, 85), kind, arch digits) of a module toolchain label, or None."""
+    m = MODULE_LABEL.match(toolchain)
+    return ((int(m[1]), int(m[2]), int(m[3])), KINDS[m[4]], m[5]) if m else None
+
+
+def version_text(release):
+    return ".".join(map(str, release))
+
+
+def is_matrix_run(run):
+    """A run holding three or more releases' modules: what the history reads."""
+    return len({module_entry(t)[0] for t in run.toolchains() if module_entry(t)}) >= 3
+
+
+@dataclass
+class Point:
+    release: tuple
+    median: float
+    relative: float   # over the oldest release's median, same kind
+    samples: tuple
+
+
+@dataclass
+class Step:
+    release: tuple
+    previous: tuple
+    comparison: stats.Comparison
+    front_end: bool | None   # the PTX changed at this step; None where the audit does not say
+    hot_loop: str            # the codegen audit's difference between the two builds
+
+
+@dataclass
+class Series:
+    kernel: str
+    impl: str
+    input: str
+    kind: str
+    arch: str
+    counter_bits: int
+    points: list
+    noise: float          # the A/A pair's half-width around 1, at least MIN_NOISE
+    aa: object            # stats.Comparison of the A/A pair, or None
+    steps: list = field(default_factory=list)
+
+    def verdict(self):
+        if self.steps:
+            return "; ".join(f"{'slower' if s.comparison.ratio > 1 else 'faster'} at {version_text(s.release)} "
+                             f"({fmt.ratio(s.comparison.ratio, 3)}, {fmt.interval(s.comparison.ci_low, s.comparison.ci_high)}; "
+                             f"{'front end: PTX changed' if s.front_end else 'back end only' if s.front_end is False else 'PTX not audited'})"
+                             for s in self.steps)
+        return f"flat from {version_text(self.points[0].release)} to {version_text(self.points[-1].release)}"
+
+
+def _noise(aa):
+    if aa is None:
+        return None
+    return max(MIN_NOISE, aa.ci_high - 1, 1 - aa.ci_low)
+
+
+def _step(old, new, noise, series, audit, ptx):
+    c = stats.compare_samples(old.samples, new.samples, 1 + noise)
+    if c.ci_low <= 1 + noise and c.ci_high >= 1 / (1 + noise):
+        return None
+    label = lambda p: f"nvrtc {version_text(p.release)}"
+    key = lambda p: ptx.get((series["kernel"], label(p), series["arch"]))
+    front = None if key(old) is None or key(new) is None else key(old) != key(new)
+    sass = lambda p: codegen.find(audit, series["impl"], label(p), series["arch"], series["bits"])
+    return Step(new.release, old.release, c, front, codegen.difference(sass(old), sass(new)))
+
+
+def history(run, audit, ptx):
+    """[Series] for every kernel x input x kind of the run's module rows."""
+    groups = {}
+    for row in run.rows:
+        entry = module_entry(row["toolchain"])
+        if not entry or not is_timed(row) or is_control(row):
+            continue
+        release, kind, arch = entry
+        key = (row["impl"], policy_label(row), row["input"], kind, arch, row["policy"]["counter_bits"])
+        groups.setdefault(key, []).append((release, row))
+    out = []
+    for (impl, policy, input, kind, arch, bits), found in groups.items():
+        found.sort(key=lambda x: x[0])
+        base = stats.median(found[0][1]["samples_ms"])
+        points = [Point(rel, stats.median(r["samples_ms"]), stats.median(r["samples_ms"]) / base,
+                        tuple(r["samples_ms"])) for rel, r in found]
+        aa = aa_comparison(run, found[0][1])
+        kernel_name = f"{impl} {policy}".strip()
+        series = Series(kernel_name, impl, input, kind, arch, bits, points, _noise(aa) or MIN_NOISE, aa)
+        info = {"kernel": next((r.kernel for r in audit.records if codegen.kernel_base(r.kernel) == impl), impl),
+                "impl": impl, "arch": arch, "bits": bits}
+        hit = codegen.find(audit, impl, f"nvrtc {version_text(points[0].release)}", arch, bits)
+        info["kernel"] = hit.kernel if hit else info["kernel"]
+        series.steps = [s for a, b in zip(points, points[1:]) if (s := _step(a, b, series.noise, info, audit, ptx))]
+        out.append(series)
+    return out
+
+
+def history_table(run, model):
+    rows = [[s.kernel, s.input, s.kind, f"{fmt.ratio(min(p.relative for p in s.points), 3)}.."
+             f"{fmt.ratio(max(p.relative for p in s.points), 3)}",
+             f"±{s.noise:.1%}" + ("" if s.aa else " (no A/A)"), s.verdict(),
+             "; ".join(f"{version_text(st.previous)} -> {version_text(st.release)}: {st.hot_loop}" for st in s.steps)
+             or "-"] for s in model]
+    releases = sorted({p.release for s in model for p in s.points})
+    return Table(f"Every release from {version_text(releases[0])} to {version_text(releases[-1])}, one run on one GPU",
+                 ["kernel", "input", "code", "time over the oldest", "A/A noise", "steps", "SASS at each step"], rows,
+                 ["time over the oldest: the range over releases of each release's median over the oldest release's, "
+                  "same kernel, input and kind of code.",
+                  "A/A noise: half the A/A pair's 95% interval around 1 (at least 0.5%); a step is a release whose "
+                  "bootstrap interval against the release before it lies wholly outside that noise.",
+                  "front end: the kernel's PTX (comments dropped) changed at that step; back end only: the PTX is "
+                  "the same and the assembler (ptxas, or the driver's compiler for PTX) made different SASS.",
+                  f"Run: {run.name}."], align="lllrrll")
+
+
+FIGURE_INPUT = "uniform"   # the lesson's first input; the table has every input
+
+
+def history_figure(model, width):
+    """One panel per implementation (partitioned at its default P), on uniform bytes: SASS solid, PTX dashed."""
+    model = [s for s in model if s.input == FIGURE_INPUT and "P=" not in s.kernel]
+    kernels = list(dict.fromkeys(s.kernel for s in model))
+    fig, axes = figures.new_figure(width, 1.5 * len(kernels) + 0.6, nrows=len(kernels), ncols=1, sharex=True,
+                                   squeeze=False)
+    releases = sorted({p.release for s in model for p in s.points})
+    x = {r: i for i, r in enumerate(releases)}
+    for ax, kernel in zip(axes[:, 0], kernels):
+        mine = [s for s in model if s.kernel == kernel]
+        noise = max(s.noise for s in mine)
+        ax.axhspan(1 - noise, 1 + noise, color="0.88", lw=0, label="A/A noise")
+        for s in mine:
+            ax.plot([x[p.release] for p in s.points], [p.relative for p in s.points],
+                    "-" if s.kind == "SASS" else "--", color=figures.color(s.impl),
+                    marker="o" if s.kind == "SASS" else "s", fillstyle="full" if s.kind == "SASS" else "none",
+                    label=f"{s.kind}")
+        ax.set_title(f"{kernel.split()[0]} on {FIGURE_INPUT} bytes", loc="left")
+        ax.set_ylabel("time / oldest")
+    axes[-1, 0].set_xticks(range(len(releases)), [".".join(map(str, r[:2])) for r in releases], rotation=90)
+    axes[-1, 0].set_xlabel("NVRTC release (its SASS, or its PTX compiled by the driver)")
+    figures.legend_below(fig, axes[0, 0], width, (3, 3))
+    return fig
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m plots.history", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run", help="a result file of `histostudy run --toolchain nvcc,modules:DIR`")
+    parser.add_argument("--codegen", default="data/codegen", help="the codegen audit folder")
+    parser.add_argument("-o", "--out-dir", type=pathlib.Path, help="also write the figure here")
+    args = parser.parse_args(argv)
+    try:
+        run = load_run(args.run)
+    except ResultError as e:
+        print(f"history: {e}", file=sys.stderr)
+        return 2
+    if not is_matrix_run(run):
+        print(f"history: {args.run}: holds fewer than three releases' modules (--toolchain modules:DIR)",
+              file=sys.stderr)
+        return 2
+    model = history(run, codegen.load_audit(args.codegen), codegen.ptx_hashes(args.codegen))
+    print(history_table(run, model).text())
+    if args.out_dir:
+        figures.both_widths(history_figure, model, args.out_dir, "history")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
