@@ -86,6 +86,7 @@ class ModuleExecutor final : public GpuExecutor {
   }
 
   std::string toolchain() const override { return image_.label; }
+  std::string code_path() const override { return code_path_for(image_.target); }
 
   nlohmann::json describe() const override {
     nlohmann::json kernels = nlohmann::json::object();
@@ -137,6 +138,10 @@ class ModuleExecutor final : public GpuExecutor {
 };
 
 }  // namespace
+
+std::string code_path_for(const std::string& target) {
+  return target.starts_with("sm_") ? "sass " + target : "ptx " + target + ", compiled by the driver";
+}
 
 std::unique_ptr<Executor> make_module_executor(ModuleImage image, std::shared_ptr<SharedDevice> device) {
   return std::make_unique<ModuleExecutor>(std::move(image), std::move(device));

@@ -36,6 +36,9 @@ class ModuleRefused : public Unavailable {
   CUresult result_;
 };
 
+// "sass sm_90" for a cubin's target, "ptx compute_90, compiled by the driver" for PTX's.
+std::string code_path_for(const std::string& target);
+
 // Loads `image` into the device's primary context; throws ModuleRefused
 // when the driver refuses it.
 std::unique_ptr<Executor> make_module_executor(ModuleImage image, std::shared_ptr<SharedDevice> device);

@@ -10,6 +10,7 @@
 #include "build_config.hpp"
 #include "cuda/check.hpp"
 #include "cuda/gpu_executor.hpp"
+#include "cuda/module_executor.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "study/error.hpp"
 
@@ -48,11 +49,27 @@ class NvccExecutor final : public GpuExecutor {
 
   std::string toolchain() const override { return "nvcc " + nvcc::version(); }
 
+  // As the runtime picks from the fat binary: SASS for this arch, else SASS
+  // of the same major and a lower minor (binary compatible), else the PTX,
+  // which the driver compiles.
+  std::string code_path() const override {
+    const int major = limits().cc_major, minor = limits().cc_minor;
+    int best = -1;
+    for (const auto& arch : built_archs()) {
+      const int cc = std::stoi(arch);
+      if (cc / 10 == major && cc % 10 <= minor) best = std::max(best, cc);
+    }
+    if (best >= 0) return code_path_for("sm_" + std::to_string(best));
+    return code_path_for("compute_" HISTOSTUDY_PTX_ARCH);
+  }
+
   nlohmann::json describe() const override {
     return {{"compiler", "nvcc"},
             {"version", nvcc::version()},
             {"flags", HISTOSTUDY_CUDA_FLAGS},
             {"archs", built_archs()},
+            {"ptx_arch", HISTOSTUDY_PTX_ARCH},
+            {"code", code_path()},
             {"host_compiler", HISTOSTUDY_CXX},
             {"cub", CubHistogram::version()},
             {"device", device_json()}};

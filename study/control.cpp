@@ -12,6 +12,7 @@ class ControlEntry final : public Executor {
 
   std::string toolchain() const override { return entry_->toolchain() + kControlSuffix; }
   std::string control_of() const override { return entry_->toolchain(); }
+  std::string code_path() const override { return entry_->code_path(); }
   nlohmann::json describe() const override {
     nlohmann::json d = entry_->describe();
     d["control_of"] = entry_->toolchain();

@@ -15,6 +15,7 @@ namespace {
 class CpuExecutor final : public Executor {
  public:
   std::string toolchain() const override { return "cpu"; }
+  std::string code_path() const override { return "host"; }
 
   nlohmann::json describe() const override {
     return {{"compiler", HISTOSTUDY_CXX}, {"build_type", HISTOSTUDY_BUILD_TYPE}, {"openmp", _OPENMP}};

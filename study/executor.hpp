@@ -49,6 +49,10 @@ class Executor {
   virtual ~Executor() = default;
   // "cpu", "nvcc 13.0.88", "nvrtc 12.6.85": the toolchain label in result rows.
   virtual std::string toolchain() const = 0;
+  // The code that runs: "sass sm_90" (built for this GPU's arch family),
+  // "ptx compute_75, compiled by the driver" (JIT-compiled at load time),
+  // or "host" on the CPU. JIT changes the code that ran, so rows say which.
+  virtual std::string code_path() const = 0;
   // For an A/A control entry (study/control.hpp), the toolchain it repeats; "" otherwise.
   virtual std::string control_of() const { return ""; }
   // Compiler, version and flags behind this executor's code, for the record.

@@ -58,6 +58,7 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   row.backend = backend_name(impl.backend);
   row.toolchain = executor.toolchain();
   row.control_of = executor.control_of();
+  row.code = executor.code_path();
   row.input = subject.input;
   row.size = subject.data.size();
   row.input_stats = stats_of(subject.reference);
@@ -229,6 +230,7 @@ nlohmann::json Row::to_json() const {
             {"noise", finite_or_null(stop.noise)},
             {"group", group}}},
           {"control_of", control_of.empty() ? nlohmann::json(nullptr) : nlohmann::json(control_of)},
+          {"code", code},
           {"placement", placement},
           {"summary_ms", summary.to_json()},
           {"lesson_mean_ms", optional_json(lesson_mean_ms)},

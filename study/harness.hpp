@@ -67,6 +67,7 @@ struct Row {
   StopOutcome stop;                  // why sampling stopped, and the noise then
   std::vector<std::string> group;    // the executors sampled in rotation with this one, in round-0 order
   std::string control_of;            // an A/A control entry: the toolchain it repeats; "" otherwise
+  std::string code;                  // the executor's code_path(): SASS for this GPU, driver-compiled PTX, host
   nlohmann::json placement;          // the executor's placement record (null on the CPU)
   std::optional<double> lesson_mean_ms;
   double gbps = 0;                     // bytes_read over the median time

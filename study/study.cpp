@@ -219,10 +219,11 @@ std::string describe_plan(const std::vector<Case>& cases) {
   std::string out = std::to_string(cases.size()) + " cases";
   for (const auto& name : order) {
     const auto& [impls, inputs, sizes] = by[name];
-    out += "; " + name + ": " + std::to_string(impls.size()) + " implementations on ";
-    for (std::size_t i = 0; i < inputs.size(); ++i) out += (i ? ", " : "") + inputs[i];
-    out += " at";
-    for (auto s : sizes) out += " " + with_commas(s) + " B";
+    // Appended piece by piece: GCC 12 warns falsely on "literal" + string chains.
+    out.append("; ").append(name).append(": ").append(std::to_string(impls.size())).append(" implementations on ");
+    for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(inputs[i]);
+    out.append(" at");
+    for (auto s : sizes) out.append(" ").append(with_commas(s)).append(" B");
   }
   return out;
 }

@@ -30,6 +30,7 @@ class ScriptedExecutor final : public hs::Executor {
       : name_(std::move(name)), ms_(std::move(ms)), clock_(std::move(clock_mhz)) {}
 
   std::string toolchain() const override { return name_; }
+  std::string code_path() const override { return "host"; }
   nlohmann::json describe() const override { return {{"compiler", name_}}; }
   bool supports(const hs::Implementation& impl) const override { return impl.backend == hs::Backend::cpu; }
   hs::LaunchPolicy resolve(const hs::Implementation&, hs::LaunchPolicy requested, std::uint64_t, int) const override {
