@@ -4,7 +4,7 @@
 // (cuda/nvcc_kernels.cu) and NVRTC can compile it at run time, so it uses no
 // host header and no <cstdint>.
 //
-//   sum_bytes   hs_sum_bytes: the lesson's "sumBytes" floor (STUDY-SPEC.md 1):
+//   sum_bytes   hs_sum_bytes: the lesson's "sumBytes" floor (docs/study-spec.md section 1):
 //               single-byte loads, grid-stride, per-thread partial sum, no
 //               atomics per byte.          build/histostudy run --impl sum_bytes
 //   read_floor  hs_read_floor: the same job with 16-byte loads: what any

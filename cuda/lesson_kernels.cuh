@@ -1,4 +1,4 @@
-// The lesson's histogram kernels (STUDY-SPEC.md 1) and the per-warp step the
+// The lesson's histogram kernels (docs/study-spec.md section 1) and the per-warp step the
 // study adds. Device code only: nvcc compiles it into the binary
 // (cuda/nvcc_kernels.cu) and NVRTC can compile it at run time, so it uses no
 // host header and no <cstdint>.

@@ -14,11 +14,11 @@
 namespace hs::gpu {
 namespace {
 
-// The lesson's launch: STUDY-SPEC.md section 1, "Grid: 1024 blocks x 256
+// The lesson's launch: docs/study-spec.md section 1, "Grid: 1024 blocks x 256
 // threads". Every GPU variant defaults to it so rows compare like for like.
 constexpr int kLessonGrid = 1024;
 constexpr int kLessonBlock = 256;
-// The lesson's exercise: STUDY-SPEC.md section 1, "privatizes 64 bins at a
+// The lesson's exercise: docs/study-spec.md section 1, "privatizes 64 bins at a
 // time and makes 4 passes".
 constexpr int kLessonPasses = 4;
 // gridDim.x can be at most 2^31 - 1 (CUDA C++ Programming Guide, table of

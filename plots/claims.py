@@ -1,6 +1,8 @@
-"""The claims audit: C1..C12 of STUDY-SPEC.md section 3, each decided per
-environment (a run file and one of its toolchains, or a published source)
-as holds / does not hold / not measurable here, with the figures that decide.
+"""The claims audit: C1..C12 of docs/study-spec.md section 3, each decided
+per environment (a GPU, toolchain and driver, or a published source) as
+holds / does not hold / not measurable here, with the figures that decide.
+Each of our environments is the evidence of every run and toolchain that
+measured it; where they disagree the verdict is "mixed".
 
 Every decision function's docstring is its rule; the report prints it.
 Published numbers are never typed here: bounds that come from the published
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 
 from plots import environment
 from plots import table as fmt
-from plots.published import GENERATION_CC
+from plots.published import GENERATION_CC, LESSON_FILE, TABLE_16_4_FILE
 from plots.results import cuda_version, find_row, find_rows, median_ms
 from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
@@ -55,6 +57,7 @@ class RunEvidence:
         self.is_gpu = toolchain != "cpu"
         self.cuda = cuda_version(toolchain)
         self.label = f"{run.name.removesuffix('.json')} / {toolchain}"
+        self.source_label = f"{run.name} ({toolchain})"
 
     def row(self, impl, input="uniform", experiment="lesson", **policy):
         return find_row(self.run, experiment=experiment, toolchain=self.toolchain, impl=impl, input=input, **policy)
@@ -98,6 +101,7 @@ class PublishedLessonEvidence:
         self.is_gpu = True
         self.cuda = source.cuda_version
         self.label = source.label
+        self.source_label = f"data/published/{LESSON_FILE} ({source.source})"
 
     def row(self, *args, **kwargs):
         return None
@@ -137,6 +141,7 @@ class PublishedSweepEvidence:
         self.is_gpu = True
         self.cuda = None
         self.label = f"{generation} (published, Table 16-4)"
+        self.source_label = f"data/published/{TABLE_16_4_FILE}"
 
     def row(self, *args, **kwargs):
         return None
@@ -161,15 +166,6 @@ class PublishedSweepEvidence:
 
     def sweep(self, impl):
         return dict(self.values) if impl == "per_block" else {}
-
-
-def evidences(runs, published):
-    """Published sources first, then every run file and toolchain, oldest first; A/A control entries
-    are left out (each repeats a toolchain already audited)."""
-    found = [PublishedLessonEvidence(s) for s in published.lesson]
-    found += [PublishedSweepEvidence(g, v) for g, v in published.table_16_4.items()]
-    found += [RunEvidence(run, tc) for run in runs for tc in run.toolchains(controls=False)]
-    return found
 
 
 # ---- helpers ----
@@ -421,42 +417,88 @@ CLAIMS = [
      c12_shared_memory_limits),
 ]
 
-# Claims a GPU time decides. Issue 10: times from a run without the controls measured where each toolchain's
-# bins lay as much as the kernel, so only controlled runs decide these.
+# Claims a GPU time decides: only from runs under the study's controls, since without them a kernel adding into
+# global bins timed where each toolchain's bins lay as much as the kernel (plots/selection.py admits no other).
 TIMED = {"C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10"}
-TIMED_RULE = "Decided by GPU times from controlled runs only (issue 10); other runs' are not used."
-
-SHORT = {HOLDS: "holds", FAILS: "NO", UNMEASURABLE: "-"}
-
-
-def _finding(cid, decide, ev, published, unusable):
-    why = unusable.get(ev.run.path) if isinstance(ev, RunEvidence) and ev.is_gpu and cid in TIMED else None
-    return unmeasurable(f"its GPU times are not used: {why}") if why else decide(ev, published)
+TIMED_RULE = "Decided by GPU times from runs under the study's controls only."
+MIXED = "mixed"
+SHORT = {HOLDS: "holds", FAILS: "NO", UNMEASURABLE: "-", MIXED: "mixed"}
 
 
-def audit(runs, published, unusable=None):
-    """{(claim id, environment label): Finding} and the environments, in order.
-    unusable: {run path: why its GPU times decide no claim}."""
-    envs = evidences(runs, published)
-    return envs, {(cid, ev.label): _finding(cid, decide, ev, published, unusable or {})
-                  for ev in envs for cid, _, decide in CLAIMS}
+@dataclass(frozen=True)
+class Environment:
+    """A GPU x toolchain x driver, or a published source, and its evidence: a run and toolchain each."""
+    label: str
+    members: tuple
+
+    @property
+    def published(self):
+        return not isinstance(self.members[0], RunEvidence)
 
 
-def summary_table(envs, findings):
-    rows = [[ev.label] + [SHORT[findings[(cid, ev.label)].status] for cid, _, _ in CLAIMS] for ev in envs]
-    return Table("Claims audit: summary", ["environment"] + [cid for cid, _, _ in CLAIMS], rows,
-                 ["holds / NO (does not hold) / - (not measurable here); the figures and rules are in the tables "
-                  "per claim."], align="l" + "c" * len(CLAIMS))
+def environment_label(run, toolchain):
+    """'NVIDIA H200 / nvcc 13.0.88 / driver 580.159.04'."""
+    gpu = environment.gpu_record(run, toolchain).get("name", "unnamed GPU")
+    driver = environment.find_value(run.environment, "driver_version") or environment.NOT_RECORDED
+    return f"{gpu} / {toolchain} / driver {driver}"
 
 
-def claim_tables(envs, findings):
-    """Per claim: its rule and, per environment, the verdict and deciding figures.
+def published_label(source):
+    driver = f"driver {source.driver}" if source.driver else "driver not published"
+    return f"{source.gpu} / CUDA {source.cuda} / {driver} (published)"
+
+
+def environments(runs, published):
+    """Published sources first, then ours grouped by GPU, toolchain and driver in the order the runs (oldest
+    first) show them. CPU toolchains are left out (every claim is about CUDA kernels), and so are A/A control
+    entries (each repeats a toolchain already audited)."""
+    envs = [Environment(published_label(s), (PublishedLessonEvidence(s),)) for s in published.lesson]
+    envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v),))
+             for g, v in published.table_16_4.items()]
+    ours = {}
+    for run in runs:
+        for tc in run.toolchains(controls=False):
+            if tc != "cpu":
+                ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc))
+    return envs + [Environment(label, tuple(members)) for label, members in ours.items()]
+
+
+def combine(findings):
+    """One environment's verdict from its members': the one they agree on, 'mixed' where they differ, not
+    measurable where none decides."""
+    decided = [f for f in findings if f.status != UNMEASURABLE]
+    if not decided:
+        return findings[0]
+    if len({f.status for f in decided}) == 1:
+        return decided[0]
+    return Finding(MIXED, "; ".join(f"{f.status}: {f.figures}" for f in decided))
+
+
+def audit(runs, published):
+    """(environments, {(claim id, environment label): Finding}, {(claim id, member label): Finding})."""
+    envs = environments(runs, published)
+    each = {(cid, ev.label): decide(ev, published) for env in envs for ev in env.members for cid, _, decide in CLAIMS}
+    combined = {(cid, env.label): combine([each[(cid, ev.label)] for ev in env.members])
+                for env in envs for cid, _, _ in CLAIMS}
+    return envs, combined, each
+
+
+def summary_table(envs, combined):
+    rows = [[env.label] + [SHORT[combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in envs]
+    return Table("The course text's claims, per environment", ["environment"] + [cid for cid, _, _ in CLAIMS], rows,
+                 ["holds / NO (does not hold) / - (not measurable here) / mixed (the runs of one environment "
+                  "disagree); environment: GPU / toolchain / driver."], align="l" + "c" * len(CLAIMS))
+
+
+def claim_tables(envs, each):
+    """Per claim: its rule and, per environment and member, the verdict and deciding figures.
     Published sources with nothing to measure for a claim are left out."""
     tables = []
     for cid, statement, decide in CLAIMS:
-        rows = [[ev.label, findings[(cid, ev.label)].status, findings[(cid, ev.label)].figures] for ev in envs
-                if findings[(cid, ev.label)].status != UNMEASURABLE or isinstance(ev, RunEvidence)]
+        rows = [[env.label, ev.source_label, each[(cid, ev.label)].status, each[(cid, ev.label)].figures]
+                for env in envs for ev in env.members
+                if each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
         rule = " ".join(inspect.getdoc(decide).split()) + (f" {TIMED_RULE}" if cid in TIMED else "")
-        tables.append(Table(f"{cid}: {statement}", ["environment", "verdict", "figures"], rows,
-                            [f"Rule: {rule}"], align="lll"))
+        tables.append(Table(f"{cid}: {statement}", ["environment", "evidence", "verdict", "figures"], rows,
+                            [f"Rule: {rule}"], align="llll"))
     return tables

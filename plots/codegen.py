@@ -69,6 +69,8 @@ def _numeric_leaves(value, prefix=""):
 
 def _records_in(value):
     if isinstance(value, dict):
+        if str(value.get("arch", "")).startswith("compute_"):
+            return []  # a PTX record (ptx_records): not the code the GPU ran; see ptx_hashes
         if isinstance(value.get("kernel"), str) and isinstance(value.get("toolchain"), str):
             metrics = _numeric_leaves({k: v for k, v in value.items() if k not in ("kernel", "toolchain", "arch")})
             hashes = {k: v for k, v in value.items() if isinstance(v, str) and re.search("hash|sha", k)}
@@ -77,6 +79,15 @@ def _records_in(value):
     if isinstance(value, list):
         return [r for child in value for r in _records_in(child)]
     return []
+
+
+def ptx_hashes(directory):
+    """{(kernel, toolchain, arch digits): normalized PTX SHA-256} from the audit's PTX records."""
+    out = {}
+    for path in sorted(pathlib.Path(directory).glob("*.json")):
+        for r in json.loads(path.read_text(encoding="utf-8")).get("ptx", []):
+            out[(r["kernel"], r["toolchain"], normalize_arch(r["arch"]))] = r["ptx_sha256"]
+    return out
 
 
 def load_audit(directory, display_prefix=""):

@@ -8,7 +8,7 @@ clocks, flags, host, commit), by category; then every row measured in both
 with the ratio of medians B/A, its bootstrap interval, the Mann-Whitney p and
 a verdict against the threshold.
 
-Issue 10's controls: where both runs carry an A/A control entry (a toolchain
+The study's controls: where both runs carry an A/A control entry (a toolchain
 measured again as an independent executor), each row shows each run's A/A
 ratio (the control over the toolchain it repeats, same case) and its
 interval, and a verdict stands only where both A/A pairs are the same within
@@ -28,6 +28,7 @@ over in B of the same compiler and CUDA major (nvcc 13.0.88 with nvcc 13.1.x),
 so a toolkit update compares the same kernels.
 """
 import argparse
+import math
 import sys
 from dataclasses import dataclass
 
@@ -74,8 +75,8 @@ def controls_line(run_a, run_b):
     lacking = [label for label, run in (("A", run_a), ("B", run_b)) if not has_controls(run)]
     if not lacking:
         return None
-    return (f"A/A controls: {' and '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} none (a run from "
-            "before issue 10, or of one toolchain), so no verdict is checked against an A/A pair.")
+    return (f"A/A controls: {' and '.join(lacking)} {'has' if len(lacking) == 1 else 'have'} none (a run made "
+            "before the study's controls, or of one toolchain), so no verdict is checked against an A/A pair.")
 
 
 def placement_change(row_a, row_b):
@@ -179,7 +180,7 @@ def compare(run_a, run_b, threshold=DEFAULT_THRESHOLD, impls=None, out=sys.stdou
     moved = sum(bool(r.placement) for r in found)
     if moved:
         out.write(f"PLACEMENT: {moved} of {len(found)} rows have their bins placed differently in A and B (column "
-                  "placement): their ratios may measure where the bins lay, not the change (issue 10).\n")
+                  "placement): their ratios may measure where the bins lay, not the change.\n")
     counts = {v: sum(r.verdict == v for r in found) for v in (stats.SLOWER, stats.FASTER, stats.SAME,
                                                              stats.AMBIGUOUS)}
     withheld = sum(r.verdict in (stats.WITHHELD_AA, stats.WITHHELD_NO_AA) for r in found)
@@ -193,23 +194,41 @@ def compare(run_a, run_b, threshold=DEFAULT_THRESHOLD, impls=None, out=sys.stdou
     return 0
 
 
+def threshold(text):
+    """A finite ratio above 1: nan, inf (or 1e400, which parses as inf) would let every row pass."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 1.0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite ratio above 1 (for example 1.10: 10% slower)")
+    return value
+
+
+def incomplete_warning(label, run):
+    """One line for a run that stopped on an error: its rows are what it measured before."""
+    return (f"compare: warning: {label} ({run.path}) is incomplete, the run stopped on an error ({run.incomplete}); "
+            "only the rows it measured before are compared")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m plots.compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("a", help="the baseline result file")
     parser.add_argument("b", help="the result file to audit")
-    parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
-                        help=f"slower beyond this ratio fails (default {DEFAULT_THRESHOLD})")
+    parser.add_argument("--threshold", type=threshold, default=DEFAULT_THRESHOLD,
+                        help=f"slower beyond this ratio fails: a finite number above 1 (default {DEFAULT_THRESHOLD})")
     parser.add_argument("--impl", action="append", default=[],
                         help="only these implementations (repeat, or separate by commas)")
     args = parser.parse_args(argv)
-    if args.threshold <= 1.0:
-        parser.error("--threshold must be above 1 (for example 1.10: 10% slower)")
     impls = {name for item in args.impl for name in item.split(",") if name}
     try:
         run_a, run_b = load_run(args.a), load_run(args.b)
     except ResultError as e:
         print(f"compare: {e}", file=sys.stderr)
         return 2
+    for label, run in (("A", run_a), ("B", run_b)):
+        if run.incomplete:
+            print(incomplete_warning(label, run), file=sys.stderr)
     return compare(run_a, run_b, args.threshold, impls)
 
 

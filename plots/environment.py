@@ -1,6 +1,6 @@
 """What a run ran on: readable summaries and typed differences.
 
-The environment record grows (issue 4 adds GPU state and versions), so
+The environment record grows (GPU state, versions, kernel attributes), so
 nothing here assumes a key: values are looked up by name anywhere in the
 record and shown as "not recorded" when absent.
 """
@@ -119,6 +119,10 @@ def _or_not_recorded(value):
     return NOT_RECORDED if value in (None, "") else str(value)
 
 
+def gpu_name(run, toolchain):
+    return gpu_record(run, toolchain).get("name", "an unnamed GPU")
+
+
 def gpu_line(run, toolchain):
     """'NVIDIA H200 (cc 9.0, 132 SMs)', or why there is none."""
     gpu = gpu_record(run, toolchain)
@@ -184,3 +188,59 @@ def differences(doc_a, doc_b):
     order = [name for name, _ in DIFF_CATEGORIES] + ["other"]
     rows = [(category(k), k, a.get(k, ABSENT), b.get(k, ABSENT)) for k in changed]
     return sorted(rows, key=lambda r: (order.index(r[0]), r[1]))
+
+
+# ---- in words: what produced a run's numbers ----
+
+MIB = 1 << 20
+
+
+def build_words(run, toolchain):
+    """How the toolchain's code was built: nvcc's flags, NVRTC's library and options, the CPU's compiler."""
+    d = executor_describe(run, toolchain)
+    if d.get("compiler") == "nvrtc":
+        return (f"compiled at run time by NVRTC {d.get('version', NOT_RECORDED)} (`{d.get('library', NOT_RECORDED)}`, "
+                f"options `{' '.join(d.get('options', []))}`) from the sources embedded in the binary, SHA-256 "
+                f"{str(d.get('kernel_sources_sha256', NOT_RECORDED))[:12]}, and loaded through the driver API")
+    if d.get("compiler") == "nvcc":
+        return (f"built into the binary by nvcc {d.get('version', NOT_RECORDED)} (host compiler "
+                f"{d.get('host_compiler', NOT_RECORDED)}, `{d.get('flags', NOT_RECORDED)}`, CUB {d.get('cub', '-')})")
+    return f"built by {d.get('compiler', NOT_RECORDED)} with OpenMP {d.get('openmp', NOT_RECORDED)}"
+
+
+def gpu_words(run, toolchain):
+    """'an NVIDIA H200 (cc 9.0, 132 SMs, 60.0 MiB L2, ECC on) with driver 580.159.04 (CUDA 13.0)'."""
+    gpu = gpu_record(run, toolchain)
+    l2 = gpu.get("l2_cache_bytes")
+    ecc = {True: "ECC on", False: "ECC off"}.get(gpu.get("ecc_enabled"))
+    facts = [f"cc {gpu.get('compute_capability', '?')}", f"{gpu['sm_count']} SMs" if gpu.get("sm_count") else None,
+             f"{l2 / MIB:.1f} MiB L2" if l2 else None, ecc]
+    driver = find_value(run.environment, "driver_version") or NOT_RECORDED
+    cuda = gpu.get("driver_cuda_version")
+    return (f"{gpu.get('name', 'an unnamed GPU')} ({', '.join(f for f in facts if f)}) with driver {driver}"
+            + (f" (CUDA {cuda})" if cuda else ""))
+
+
+def clock_words(run):
+    """The SM clock before and after the run, against its peak, as NVML recorded it; '' where it did not."""
+    states = [run.environment.get(k) or {} for k in ("gpu_state_before", "gpu_state_after")]
+    clocks = [(s.get("clocks_mhz") or {}).get("sm") for s in states]
+    peak = (states[0].get("max_clocks_mhz") or {}).get("sm")
+    if None in clocks or not peak:
+        return ""
+    return f"SM clock {clocks[0]:,} MHz before and {clocks[1]:,} after (peak {peak:,})"
+
+
+def host_words(run):
+    host = run.environment["host"]
+    return f"{host['cpu_model']}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}"
+
+
+def sampling_plan_words(run, backend="gpu"):
+    """'20 to 200 samples a case after 3 warm-ups, stopping at 0.5% noise or 5 s, cold': the run's timing plan."""
+    plan = run.doc["timing"][backend]
+    stop = plan.get("stop")
+    words = (f"{stop['min_samples']} to {stop['max_samples']} samples a case after {plan['warmups']} warm-ups, "
+             f"stopping at {100 * stop['target_noise']:g}% noise or {stop['max_seconds']:g} s" if stop else
+             f"{plan['reps']} samples a case after {plan['warmups']} warm-ups")
+    return words + (f", {plan['cache']}" if plan.get("cache") else "")

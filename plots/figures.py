@@ -1,25 +1,55 @@
-"""The figures, each written as PNG, SVG and PDF.
+"""The figures: each drawn from a computed model, at one column (3.5 in) and at full width (7 in), as PNG
+(300 dpi), SVG (text kept as text) and PDF.
 
-Determinism: the Agg backend, a fixed SVG hash salt, no dates or software
-strings in the metadata, so the same data and the same matplotlib give the
-same bytes (tests compare only that the files exist).
+One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette; published
+figures are drawn hollow (bars hatched, markers open, lines dashed) in their implementation's colour.
+Titles say what is shown; which runs, in the caption beside the figure.
+
+Determinism: the Agg backend, a fixed SVG hash salt, no dates or software strings in the metadata, so the
+same data and the same matplotlib give the same bytes.
 """
+from dataclasses import dataclass
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from plots import lesson, perf, placement, stats, sweep, versions  # noqa: E402
-from plots.results import find_rows, kernel_label  # noqa: E402
+from plots import stats  # noqa: E402
+from plots.document import FORMATS, WIDE_SUFFIX  # noqa: E402
 
-FORMATS = ("png", "svg", "pdf")
+COLUMN, FULL = 3.5, 7.0   # inches
+WIDTHS = {"": COLUMN, WIDE_SUFFIX: FULL}
+DPI = 300
 METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
             "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
-PUBLISHED_STYLE = {"color": "0.55", "hatch": "//", "edgecolor": "0.3"}
 
-plt.rcParams.update({"svg.hashsalt": "histostudy", "font.size": 9, "axes.titlesize": 10, "legend.fontsize": 8,
-                     "figure.dpi": 110, "savefig.dpi": 150, "axes.spines.top": False, "axes.spines.right": False})
+# Okabe-Ito; the two readers that count nothing in black and grey.
+IMPL_COLORS = {"global": "#D55E00", "per_block": "#0072B2", "per_warp": "#56B4E9", "partitioned": "#CC79A7",
+               "lane_shared": "#009E73", "cub": "#E69F00", "sum_bytes": "#000000", "read_floor": "#777777"}
+OTHER_COLOR = "#999999"   # an implementation this palette does not know yet
+HATCH = "////"
+MARKERS = "osD^v<>"
+
+plt.rcParams.update({"svg.hashsalt": "histostudy", "svg.fonttype": "none", "pdf.fonttype": 42,
+                     "font.size": 7.5, "axes.titlesize": 8, "axes.labelsize": 7.5, "legend.fontsize": 6.5,
+                     "xtick.labelsize": 7, "ytick.labelsize": 7, "axes.spines.top": False,
+                     "axes.spines.right": False, "axes.linewidth": 0.6, "lines.linewidth": 1.1,
+                     "lines.markersize": 3.5, "legend.frameon": False, "hatch.linewidth": 0.6})
+
+
+def color(impl):
+    """An implementation's colour ('per_warp copies=8' is per_warp's)."""
+    return IMPL_COLORS.get(impl.split()[0], OTHER_COLOR)
+
+
+def new_figure(width, height, left=None, **subplots):
+    """A figure whose axes span its width (left: the share kept for the y labels), so the tight crop of the
+    saved files stays within the width asked for."""
+    fig, axes = plt.subplots(figsize=(width, height), **subplots)
+    fig.subplots_adjust(left=left or (0.15 if width == COLUMN else 0.08), right=0.98)
+    return fig, axes
 
 
 def save(fig, out_dir, name):
@@ -28,289 +58,223 @@ def save(fig, out_dir, name):
     paths = []
     for ext in FORMATS:
         path = out_dir / f"{name}.{ext}"
-        fig.savefig(path, format=ext, metadata=METADATA[ext], bbox_inches="tight")
+        fig.savefig(path, format=ext, metadata=METADATA[ext], dpi=DPI, bbox_inches="tight", pad_inches=0.03)
         paths.append(path)
     plt.close(fig)
     return paths
 
 
+def both_widths(draw, model, out_dir, name):
+    """draw(model, width) at one column and at full width, saved as name and name-wide."""
+    return [p for suffix, width in WIDTHS.items() for p in save(draw(model, width), out_dir, name + suffix)]
+
+
 def note(ax, text):
-    """A 'not measurable here' message where a panel has no data."""
+    """Where a figure has no data: say why, in the figure."""
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True, color="0.3")
+    ax.set_axis_off()
 
 
-def _colors(n):
-    """tab10 without its gray, which marks published figures."""
-    cmap = plt.get_cmap("tab10")
-    palette = [cmap(i) for i in range(10) if i != 7]
-    return [palette[i % len(palette)] for i in range(n)]
-
-
-def log_ticks(axis):
+def log_ticks(axis, subs=(1, 2, 5)):
     """Log-axis ticks at 1, 2, 5 x 10^k, labelled as plain numbers."""
-    axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
     axis.set_minor_formatter(NullFormatter())
 
 
-# ---- lesson: baseline and privatized times, log scale ----
-
-def lesson_figure(run, published, out_dir):
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    t4 = lesson.baseline_source(published)
-    views = [lesson.LessonView(run, tc, size) for tc, size in lesson.table_keys(run)] if run else []
-    inputs = list(dict.fromkeys(i for v in views for i in v.inputs))
-    sources = [("T4 " + t4.cuda + " (published)", None)] + [(v.toolchain, v) for v in views]
-    width = 0.8 / len(sources)
-    for ax, which, title in ((axes[0], "base", "baseline: global atomics (CPU: reference)"),
-                             (axes[1], "private", "privatized: per_block (CPU: openmp_private)")):
-        ax.set_title(title)
-        if not views:
-            note(ax, "not measurable here: no run with lesson rows")
-            continue
-        for s, ((label, view), color) in enumerate(zip(sources, _colors(len(sources)))):
-            if view is None:
-                metric = "global_ms" if which == "base" else "private_ms"
-                heights = [t4.get(metric, i) for i in inputs]
-                style = PUBLISHED_STYLE
-            else:
-                impl = view.base if which == "base" else view.private
-                heights = [view.ms(impl, i) for i in inputs]
-                style = {"color": color}
-            xs = [i + (s - (len(sources) - 1) / 2) * width for i in range(len(inputs))]
-            present = [(x, h) for x, h in zip(xs, heights) if h]
-            if present:
-                ax.bar([x for x, _ in present], [h for _, h in present], width, label=label, **style)
-        ax.set_xticks(range(len(inputs)), inputs)
-        ax.set_yscale("log")
-        log_ticks(ax.yaxis)
-        ax.grid(axis="y", which="major", alpha=0.3)
-    axes[0].set_ylabel("median time per run, ms (log)")
-    axes[1].set_ylabel("ms (log)")
-    handles, labels = axes[1].get_legend_handles_labels() if views else ([], [])
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 5), bbox_to_anchor=(0.5, -0.08))
-    fig.suptitle(f"The lesson's table as bars ({run.name if run else 'no run'}); prose: our own text, not the lesson's",
-                 fontsize=9, y=1.02)
-    return save(fig, out_dir, "lesson")
+def legend_below(fig, ax, width, ncol):
+    """The legend under the axes: ncol = (columns at one column, columns at full width)."""
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=ncol[width != COLUMN], bbox_to_anchor=(0.5, 0.0),
+               handlelength=2.2, columnspacing=1.2)
 
 
-# ---- sweep: Mpix/s against distinct values ----
+def bar_style(impl, kind):
+    """kind: 0 the first GPU measured, 1 a second one (lighter), 'published' (hollow, hatched)."""
+    if kind == "published":
+        return {"facecolor": "white", "edgecolor": color(impl), "hatch": HATCH, "linewidth": 0.6}
+    return {"color": color(impl), "alpha": 1.0 if kind == 0 else 0.5, "linewidth": 0}
 
-def primary_gpu_toolchain(run):
-    return next((tc for tc in run.toolchains(controls=False) if tc != "cpu"), None)
+
+# ---- the lesson's table: global atomics and the privatized kernel per input ----
+
+@dataclass(frozen=True)
+class LessonBars:
+    inputs: list        # x groups
+    impls: list         # (implementation, label in the legend): the lesson's pair
+    sources: list       # (label, kind, {impl: {input: ms}}): measured GPUs (kind 0, 1) and the published one
 
 
-def sweep_figure(run, published, out_dir):
-    fig, ax = plt.subplots(figsize=(9, 4.6))
-    for (label, values), marker in zip(sweep.published_series(published).items(), "osD^v"):
+def lesson_figure(model, width):
+    fig, ax = new_figure(width, 2.5 if width == COLUMN else 2.8)
+    bars = [(label, kind, impl, name, times) for label, kind, by_impl in model.sources
+            for impl, name in model.impls for times in [by_impl.get(impl, {})]]
+    step = 0.84 / max(len(bars), 1)
+    for j, (label, kind, impl, name, times) in enumerate(bars):
+        xs = [i + (j - (len(bars) - 1) / 2) * step for i in range(len(model.inputs))]
+        present = [(x, times[i]) for x, i in zip(xs, model.inputs) if times.get(i)]
+        ax.bar([x for x, _ in present], [t for _, t in present], step * 0.92, label=f"{name}, {label}",
+               **bar_style(impl, kind))
+    ax.set_xticks(range(len(model.inputs)), model.inputs)
+    ax.set_yscale("log")
+    log_ticks(ax.yaxis)
+    low = min(t for _, _, _, _, times in bars for t in times.values() if t)
+    ax.set_ylim(bottom=low / 2)   # the shortest bar stays visible
+    ax.grid(axis="y", which="major", alpha=0.3, linewidth=0.5)
+    ax.set_ylabel("time per run, ms (log)")
+    ax.set_title("Global atomics against the privatized kernel")
+    legend_below(fig, ax, width, (2, 4))
+    return fig
+
+
+# ---- where the bins lie: time against the bins' offset ----
+
+@dataclass(frozen=True)
+class PlacementLines:
+    panels: list        # (title, [(implementation label, input, {offset: time over the series' best})])
+    toolchain: str
+
+
+INPUT_STYLES = {"uniform": ("-", "o"), "lesson_english": ("--", "s"), "one_byte": (":", "^")}
+
+
+def placement_figure(model, width):
+    """A panel per group of kernels: stacked at one column, side by side at full width."""
+    shape = (len(model.panels), 1) if width == COLUMN else (1, len(model.panels))
+    fig, axes = new_figure(width, 3.7 if width == COLUMN else 2.7, nrows=shape[0], ncols=shape[1], squeeze=False)
+    offsets = sorted({o for _, series in model.panels for _, _, r in series for o in r})
+    for ax, (title, series) in zip(axes.flat, model.panels):
+        for impl, input, ratios in series:
+            style, marker = INPUT_STYLES.get(input, ("-.", "D"))
+            ax.plot(list(ratios), list(ratios.values()), style, marker=marker, color=color(impl),
+                    label=f"{impl}, {input}")
+        ax.set_title(title, loc="left")
+        ax.grid(alpha=0.3, linewidth=0.5)
+        ax.set_xticks(offsets[::4])
+        ax.set_xlabel("bins' offset past a 2 MiB boundary, bytes")
+    handles = [h for ax in axes.flat for h in ax.get_legend_handles_labels()[0]]
+    fig.legend(handles, [h.get_label() for h in handles], loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=2 if width == COLUMN else 3, handlelength=2.2, columnspacing=1.2)
+    fig.supylabel("time over the fastest offset", fontsize=plt.rcParams["axes.labelsize"])
+    fig.suptitle("Each kernel's time against where its bins lie", fontsize=plt.rcParams["axes.titlesize"])
+    fig.subplots_adjust(hspace=0.6, wspace=0.25, top=0.9 if width == COLUMN else 0.84,
+                        bottom=0.11 if width == COLUMN else 0.2)
+    return fig
+
+
+# ---- CUDA 13.0 over CUDA 12.6, per kernel ----
+
+@dataclass(frozen=True)
+class VersionRows:
+    rows: list          # (kernel label, Comparison A/B, Comparison A/A or None, published ratio or None)
+    versions: tuple     # ('12.6', '13.0'): the CUDA versions compared
+    ours: str           # 'NVRTC 13.0.88 over 12.6.85'
+    published: str      # 'Tesla T4, CUDA 13.0 over 12.6.85 (published)'
+    band: float = stats.DEFAULT_BAND
+
+
+def _interval(ax, c, y, impl, hollow):
+    ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], fmt="s" if hollow else "o",
+                color=color(impl), markerfacecolor="white" if hollow else color(impl), capsize=1.5, elinewidth=0.8)
+
+
+def versions_figure(model, width):
+    fig, ax = new_figure(width, 0.9 + 0.24 * max(len(model.rows), 1), left=0.36 if width == COLUMN else 0.18)
+    for y, (label, ab, aa, published) in enumerate(model.rows):
+        _interval(ax, ab, y - 0.15, label, hollow=False)
+        if aa:
+            _interval(ax, aa, y + 0.15, label, hollow=True)
+        if published:
+            ax.plot(published, y, "D", color=color(label), markerfacecolor="white", markersize=4.5)
+    ax.axvspan(1 / model.band, model.band, color="0.92", zorder=0, linewidth=0)
+    ax.axvline(1.0, color="0.3", linewidth=0.6)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator([0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0]))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ratios = [x for _, ab, aa, p in model.rows for x in (ab.ci_low, ab.ci_high, p, aa and aa.ci_high) if x]
+    ax.set_xlim(min(0.97, min(ratios, default=1) * 0.98), max(1.08, max(ratios, default=1) * 1.05))
+    ax.set_yticks(range(len(model.rows)), [r[0] for r in model.rows])
+    ax.set_ylim(len(model.rows) - 0.5, -0.5)
+    ax.set_xlabel("newer CUDA's time over the older's (log)")
+    ax.set_title(f"Each kernel's time, CUDA {model.versions[1]} over {model.versions[0]}")
+    for marker, face, text in (("o", "0.3", f"{model.ours}, 95% CI"), ("s", "white", "A/A control: a toolchain "
+                                "over its own repeat"), ("D", "white", model.published)):
+        ax.plot([], [], marker, color="0.3", markerfacecolor=face, label=text)
+    ax.fill_between([], [], color="0.92", label=f"same within {model.band:.2f}x")
+    legend_below(fig, ax, width, (1, 2))
+    return fig
+
+
+# ---- the contention sweep ----
+
+@dataclass(frozen=True)
+class SweepLines:
+    distinct_values: list   # as Table 16-4 orders them
+    series: list            # (implementation, whose: a GPU or a published column, kind, {K: Mpix/s}); kind as
+                            # bar_style's
+
+
+SWEEP_STYLES = {0: "-", 1: "-."}
+
+
+def sweep_figure(model, width):
+    fig, ax = new_figure(width, 2.9 if width == COLUMN else 3.0, left=0.24 if width == COLUMN else 0.12)
+    published = [s for s in model.series if s[2] == "published"]
+    for (impl, label, kind, values), marker in zip(model.series, MARKERS * 4):
         ks = sorted(values)
-        ax.plot(ks, [values[k] for k in ks], linestyle="--", marker=marker, color="0.5", markerfacecolor="white",
-                label=label)
-    shown = primary_gpu_toolchain(run) if run else None
-    series = {label: v for label, v in (sweep.our_series(run) if run else {}).items()
-              if label.endswith(f"({shown})") or label.endswith("(cpu)")}
-    for (label, values), color, marker in zip(series.items(), _colors(len(series)), "o^vsPX*hd<>" * 3):
-        ks = sorted(values)
-        style = ":" if label.startswith(("read_floor", "openmp_read_floor", "sum_bytes")) else "-"
-        ax.plot(ks, [values[k] for k in ks], style, marker=marker, markersize=4, color=color, label=label)
+        if kind == "published":
+            marker = MARKERS[published.index((impl, label, kind, values)) % len(MARKERS)]
+            ax.plot(ks, [values[k] for k in ks], "--", marker=marker, color=color(impl), markerfacecolor="white",
+                    linewidth=0.8, label=f"{impl}, {label}")
+        else:
+            ax.plot(ks, [values[k] for k in ks], SWEEP_STYLES[kind], marker="o", color=color(impl),
+                    alpha=1.0 if kind == 0 else 0.6, label=f"{impl}, {label}")
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_locator(FixedLocator(published.distinct_values))
+    ax.xaxis.set_major_locator(FixedLocator(model.distinct_values))
     ax.xaxis.set_minor_locator(NullLocator())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.invert_xaxis()  # Table 16-4 reads from 256 distinct values down to 1
     ax.set_yscale("log")
-    log_ticks(ax.yaxis)
+    log_ticks(ax.yaxis, subs=(1,))
     ax.set_xlabel("distinct byte values in the input")
-    ax.set_ylabel("Mpix/s (million bytes per second, log)")
-    ax.grid(which="major", alpha=0.3)
-    gpu_note = f"GPU toolchain shown: {shown}" if shown else "not measurable here: no GPU sweep rows"
-    ax.set_title(f"Contention sweep ({run.name if run else 'no run'}; {gpu_note}); dotted: readers, not histograms")
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5))
-    return save(fig, out_dir, "sweep")
+    ax.set_ylabel("Mpix/s (million bytes a second, log)")
+    ax.grid(which="major", alpha=0.3, linewidth=0.5)
+    ax.set_title("Throughput as the input's distinct values fall")
+    legend_below(fig, ax, width, (2, 3))
+    return fig
 
 
-# ---- versions: ratio with interval per kernel, the A/A pair's beside ----
+# ---- performance at 1 GiB: percent of the read floor per input ----
 
-AA_STYLE = {"fmt": "s", "color": "0.45", "markersize": 4, "capsize": 2}
-
-
-def _ratio_bar(ax, comparison, y, **style):
-    c = comparison
-    ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], **style)
-
-
-def versions_figure(run, published, out_dir, not_yet, input="uniform"):
-    fig, ax = plt.subplots(figsize=(7, 4.4))
-    labels, y = [], 0
-    pairs = versions.pairs_in(run) if run else []
-    aa_labelled = withheld_labelled = False
-    for (base_tc, new_tc), color in zip(pairs, _colors(len(pairs))):
-        first = True
-        for c in versions.comparisons(run, base_tc, new_tc):
-            if c.base["input"] != input:
-                continue
-            withheld = c.verdict in (stats.WITHHELD_AA, stats.WITHHELD_NO_AA)
-            _ratio_bar(ax, c.ab, y, fmt="o", color=color, capsize=3, markerfacecolor="white" if withheld else color,
-                       label=f"A/B: {new_tc} / {base_tc}" if first else None)
-            if withheld and not withheld_labelled:
-                ax.plot([], [], "o", color="0.3", markerfacecolor="white", label="hollow: verdict withheld")
-                withheld_labelled = True
-            if c.aa:
-                _ratio_bar(ax, c.aa, y + 0.3, label=None if aa_labelled else f"A/A: {versions.aa_label(run)}",
-                           **AA_STYLE)
-                aa_labelled = True
-            labels.append(kernel_label(c.base))
-            first, y = False, y + 1
-    for k, row in enumerate(versions.published_table(published).rows):
-        kernel, old, new = row[0], float(row[3]), float(row[5])
-        ax.plot(new / old, y, "D", color="0.4", markerfacecolor="white",
-                label=f"{row[4]} / {row[2]} (published)" if k == 0 else None)
-        labels.append(f"{kernel} (T4, published)")
-        y += 1
-    if not pairs:
-        ax.text(0.5, 0.5, f"ours: {not_yet}", transform=ax.transAxes, ha="center", va="center", color="0.3",
-                wrap=True, bbox={"facecolor": "white", "edgecolor": "0.8"})
-    ax.axvline(1.0, color="0.2", linewidth=0.8)
-    ax.axvspan(1 / stats.DEFAULT_BAND, stats.DEFAULT_BAND, color="0.9", zorder=0,
-               label=f"'same' band (within {stats.DEFAULT_BAND:.2f}x)")
-    ax.set_yticks(range(len(labels)), labels)
-    ax.set_ylim(len(labels) - 0.5, -0.5)
-    fig.set_size_inches(7, 2.0 + 0.25 * len(labels))
-    ax.set_xlabel("median time over the other's (A/B above 1: newer is slower); bars: 95% bootstrap CI")
-    ax.set_title(f"CUDA versions compared on {input} ({run.name if pairs else 'published figures only'})", pad=24)
-    ax.grid(axis="x", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return save(fig, out_dir, "versions")
+@dataclass(frozen=True)
+class PerfBars:
+    inputs: list
+    impls: list             # implementations, each {input: percent of the read floor}
+    pcts: dict
+    targets: list           # (percent, label): the study's targets
+    ceilings: list          # (percent, label): the shared-memory ceilings
+    floor: str
+    size: str               # '1 GiB'
 
 
-# ---- placement: median time against the bins offset ----
-
-def placement_figure(run, out_dir, not_yet):
-    found = placement.effects(run) if run else []
-    kernels = list(dict.fromkeys(e.kernel for e in found))
-    inputs = list(dict.fromkeys(e.input for e in found))
-    fig, axes = plt.subplots(max(len(kernels), 1), max(len(inputs), 1), squeeze=False,
-                             figsize=(3.6 * max(len(inputs), 1), 2.2 * max(len(kernels), 1) + 0.8))
-    if not found:
-        note(axes[0, 0], not_yet)
-        axes[0, 0].set_axis_off()
-        return save(fig, out_dir, "placement")
-    toolchains = list(dict.fromkeys(s.toolchain for e in found for s in e.series))
-    colors = dict(zip(toolchains, _colors(len(toolchains))))
-    ticks = placement.offsets_of(run)[::4]
-    for e in found:
-        ax = axes[kernels.index(e.kernel), inputs.index(e.input)]
-        for s in e.series:
-            offsets, low, high = list(s.rows), s.band(10), s.band(90)
-            style = "--" if s.control else "-"
-            ax.plot(offsets, list(s.medians().values()), style, marker=".", color=colors[s.toolchain],
-                    label=s.toolchain)
-            ax.fill_between(offsets, list(low.values()), list(high.values()), color=colors[s.toolchain], alpha=0.2,
-                            linewidth=0)
-        ax.set_title(f"{e.kernel}, {e.input}")
-        ax.set_xticks(ticks)
-        ax.grid(alpha=0.3)
-    for ax in axes[:, 0]:
-        ax.set_ylabel("median ms")
-    for ax in axes[-1, :]:
-        ax.set_xlabel("bins offset past 2 MiB, bytes")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(f"Median time against the bins offset, band p10..p90 ({run.name})", y=1.03)
-    fig.tight_layout()
-    return save(fig, out_dir, "placement")
-
-
-# ---- percent of the read floor ----
-
-def _floor_rows(run, toolchain, size):
-    return [r for r in find_rows(run, toolchain=toolchain, size=size) if r["experiment"] in
-            lesson.LESSON_EXPERIMENTS and r["pct_of_floor"] is not None and r["impl"] != r["floor_impl"]]
-
-
-def floor_figure(run, out_dir):
-    # The CPU and the first GPU toolchain: the other toolchains' figures are in the tables.
-    shown = ("cpu", primary_gpu_toolchain(run)) if run else ()
-    keys = [(tc, size) for tc, size in lesson.table_keys(run) if tc in shown] if run else []
-    panels = [(tc, size, _floor_rows(run, tc, size)) for tc, size in keys]
-    sizes = [max(len({kernel_label(r) for r in rows}), 1) for _, _, rows in panels] or [1]
-    fig, axes = plt.subplots(len(sizes), 1, figsize=(8, 1.0 + 0.4 * sum(sizes) + 0.6 * len(sizes)),
-                             squeeze=False, gridspec_kw={"height_ratios": sizes})
-    inputs = list(dict.fromkeys(r["input"] for _, _, rows in panels for r in rows))
-    colors = dict(zip(inputs, _colors(len(inputs))))
-    for ax, (toolchain, size, rows) in zip(axes[:, 0], panels):
-        impls = list(dict.fromkeys(kernel_label(r) for r in rows))
-        height = 0.8 / max(len(inputs), 1)
-        for j, input in enumerate(inputs):
-            values = {kernel_label(r): r["pct_of_floor"] for r in rows if r["input"] == input}
-            ys = [i + (j - (len(inputs) - 1) / 2) * height for i in range(len(impls))]
-            xs = [values.get(k, 0) for k in impls]
-            ax.barh(ys, xs, height, color=colors[input], label=input)
-            for x, y_ in zip(xs, ys):
-                if 0 < x < 3:  # too short to see: print the value
-                    ax.text(x + 0.5, y_, f"{x:.2f}%", va="center", fontsize=6, color="0.3")
-        ax.set_yticks(range(len(impls)), impls)
-        ax.set_ylim(len(impls) - 0.5, -0.5)
-        ax.set_xlim(0, 110)
-        ax.axvline(100, color="0.2", linewidth=0.8)
-        ax.set_title(f"{toolchain}: percent of the read floor ({rows[0]['floor_impl'] if rows else '-'}, same run)")
-        ax.grid(axis="x", alpha=0.3)
-    if not keys:
-        note(axes[0, 0], "not measurable here: no run with lesson rows")
-    else:
-        handles, labels = axes[0, 0].get_legend_handles_labels()
-        fig.legend(handles, labels, loc="lower center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0))
-    axes[-1, 0].set_xlabel("GB/s as a percent of the read floor's GB/s on the same input")
-    fig.tight_layout()
-    return save(fig, out_dir, "floor")
-
-
-# ---- performance: percent of the read floor per input, the newest perf run ----
-
-def perf_figure(run, out_dir):
-    fig, ax = plt.subplots(figsize=(10, 4.6))
-    if run is None:
-        note(ax, "not measurable here: no run with GPU perf rows")
-        return save(fig, out_dir, "perf")
-    view = perf.PerfView(run)
-    width = 0.8 / max(len(view.impls), 1)
-    top = 100.0
-    for j, (impl, color) in enumerate(zip(view.impls, _colors(len(view.impls)))):
-        xs = [i + (j - (len(view.impls) - 1) / 2) * width for i in range(len(view.inputs))]
-        ys = [view.pct(impl, input) or 0 for input in view.inputs]
-        ax.bar(xs, ys, width, color=color, label=impl)
-        if impl == perf.SUBJECT:  # the thresholds are its: print its figures
-            for x, y_ in zip(xs, ys):
-                if y_ > 15:  # inside the bar's top, clear of the threshold lines
-                    ax.text(x, y_ - 2, f"{y_:.1f}%", ha="center", va="top", fontsize=7, rotation=90, color="white")
-    ax.axhline(100, color="0.2", linewidth=0.8)
-    for need, style in ((perf.HIGH_PCT, "--"), (perf.LOW_PCT, ":")):
-        applies = [i for i in view.inputs if perf.required_pct(i) == need]
-        ax.axhline(need, color="black", linestyle=style, linewidth=1.1,
-                   label=f"issue 6: {need:g}% ({len(applies)} inputs: " + ", ".join(
-                       i.replace("distinct_", "d") for i in applies) + ")")
-    floor = view.floor_median()
-    levels = {}  # patterns whose ceilings agree to 0.1% of floor share one line
-    for rate in view.shared_rates():
-        levels.setdefault(round(100 * rate["ceiling_gbps"] / floor, 1), []).append(rate.get("pattern", "?"))
-    for (level, patterns), style in zip(levels.items(), ("-.", (0, (1, 1)), (0, (5, 1)))):
-        top = max(top, level)
-        ax.axhline(level, color="tab:red", linestyle=style, linewidth=1.1,
-                   label=f"{' = '.join(patterns)} ceiling (one update per byte): {level:.1f}% of floor")
-    ax.set_xticks(range(len(view.inputs)), view.inputs, rotation=35, ha="right")
+def perf_figure(model, width):
+    fig, ax = new_figure(width, 3.0 if width == COLUMN else 3.0)
+    step = 0.8 / max(len(model.impls), 1)
+    for j, impl in enumerate(model.impls):
+        xs = [i + (j - (len(model.impls) - 1) / 2) * step for i in range(len(model.inputs))]
+        ax.bar(xs, [model.pcts[impl].get(i) or 0 for i in model.inputs], step * 0.92, color=color(impl), label=impl)
+    for (level, label), style in zip(model.targets, ("--", ":")):
+        ax.axhline(level, color="black", linestyle=style, linewidth=0.8, label=label)
+    for (level, label), style in zip(model.ceilings, ("-.", (0, (5, 1)), (0, (1, 1)))):
+        ax.axhline(level, color="0.5", linestyle=style, linewidth=0.9, label=label)
+    ax.set_xticks(range(len(model.inputs)), [i.replace("distinct_", "d") for i in model.inputs], rotation=45,
+                  ha="right", rotation_mode="anchor")
+    top = max([100.0] + [lvl for lvl, _ in model.ceilings])
     ax.set_ylim(0, top * 1.08)
-    ax.set_ylabel(f"GB/s as % of {view.floor} (same input, same run)")
-    ax.grid(axis="y", alpha=0.3)
-    ax.set_title(f"Percent of the read floor at {view.size:,} bytes, {view.toolchain} ({run.name})")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2)
-    return save(fig, out_dir, "perf")
-
-
-def all_figures(sel, published, out_dir, not_yet):
-    """Every figure from the runs `sel` (plots/selection.py) picks; not_yet: {figure: why it has no data}."""
-    return (lesson_figure(sel.lesson, published, out_dir) + sweep_figure(sel.sweep, published, out_dir)
-            + versions_figure(sel.version, published, out_dir, not_yet["versions"])
-            + floor_figure(sel.lesson, out_dir) + perf_figure(sel.perf, out_dir)
-            + placement_figure(sel.placement, out_dir, not_yet["placement"]))
-
+    ax.set_ylabel(f"% of {model.floor}'s GB/s")
+    ax.grid(axis="y", alpha=0.3, linewidth=0.5)
+    ax.set_title(f"Percent of the read floor per input, {model.size}")
+    fig.subplots_adjust(bottom=0.25 if width == COLUMN else 0.2)
+    legend_below(fig, ax, width, (2, 3))
+    return fig

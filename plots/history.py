@@ -153,8 +153,9 @@ def history_figure(model, width):
     """One panel per implementation (partitioned at its default P), on uniform bytes: SASS solid, PTX dashed."""
     model = [s for s in model if s.input == FIGURE_INPUT and "P=" not in s.kernel]
     kernels = list(dict.fromkeys(s.kernel for s in model))
-    fig, axes = figures.new_figure(width, 1.5 * len(kernels) + 0.6, nrows=len(kernels), ncols=1, sharex=True,
+    fig, axes = figures.new_figure(width, 1.05 * len(kernels) + 0.8, nrows=len(kernels), ncols=1, sharex=True,
                                    squeeze=False)
+    fig.subplots_adjust(hspace=0.55)
     releases = sorted({p.release for s in model for p in s.points})
     x = {r: i for i, r in enumerate(releases)}
     for ax, kernel in zip(axes[:, 0], kernels):
@@ -166,10 +167,10 @@ def history_figure(model, width):
                     "-" if s.kind == "SASS" else "--", color=figures.color(s.impl),
                     marker="o" if s.kind == "SASS" else "s", fillstyle="full" if s.kind == "SASS" else "none",
                     label=f"{s.kind}")
-        ax.set_title(f"{kernel.split()[0]} on {FIGURE_INPUT} bytes", loc="left")
+        ax.set_title(f"{kernel.split()[0]} on {FIGURE_INPUT} bytes", loc="left", pad=2)
         ax.set_ylabel("time / oldest")
     axes[-1, 0].set_xticks(range(len(releases)), [".".join(map(str, r[:2])) for r in releases], rotation=90)
-    axes[-1, 0].set_xlabel("NVRTC release (its SASS, or its PTX compiled by the driver)")
+    axes[-1, 0].set_xlabel("NVRTC release")
     figures.legend_below(fig, axes[0, 0], width, (3, 3))
     return fig
 

@@ -1,4 +1,4 @@
-"""Hot against cold samples (issue 10), from two runs of the same cases: hot
+"""Hot against cold samples, from two runs of the same cases: hot
 samples run back to back, so an input no larger than the GPU's L2 can be
 partly served from it; cold samples follow a flush of the L2, so each reads
 its input from DRAM."""

@@ -6,8 +6,7 @@ study/report.cpp prints it).
 """
 from plots import placement
 from plots import table as fmt
-from plots.results import (busiest_pct, conditions, find_row, find_rows, is_control, median_ms, policy_label,
-                           requested_offset)
+from plots.results import busiest_pct, conditions, is_control, is_timed, median_ms, policy_label, requested_offset
 from plots.table import Table
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
@@ -31,36 +30,51 @@ def table_keys(run):
     return list(dict.fromkeys(keys))
 
 
-def floor_impls(run):
-    return sorted({LESSON_FLOOR} | {r["floor_impl"] for r in run.rows} & {r["impl"] for r in run.rows})
-
-
 def baseline_source(published):
     """The lesson's own table: the earliest CUDA version published."""
     return min(published.lesson, key=lambda s: s.cuda_version)
 
 
 class LessonView:
-    """One toolchain and size of one run, asked for the lesson's figures."""
+    """One toolchain and size of one run, asked for the lesson's figures. Its rows are indexed once, so the
+    tables of a run with many sizes take time linear in its rows."""
 
-    def __init__(self, run, toolchain, size):
+    def __init__(self, run, toolchain, size, rows=None):
         self.run, self.toolchain, self.size = run, toolchain, size
-        rows = [r for r in lesson_rows(run, toolchain) if r["size"] == size]
-        self.backend = rows[0]["backend"]
-        self.inputs = list(dict.fromkeys(r["input"] for r in rows))
+        self.rows = rows if rows is not None else [r for r in lesson_rows(run, toolchain) if r["size"] == size]
+        self.backend = self.rows[0]["backend"]
+        self.inputs = list(dict.fromkeys(r["input"] for r in self.rows))
         self.base, self.private = lesson_pair(self.backend)
+        self._timed = {}
+        for row in sorted(self.rows, key=lambda r: LESSON_EXPERIMENTS.index(r["experiment"])):  # lesson first
+            if is_timed(row):
+                self._timed.setdefault((row["impl"], row["input"], row["policy"]["passes"]), row)
 
     def row(self, impl, input, passes=1):
-        for experiment in LESSON_EXPERIMENTS:
-            found = find_row(self.run, experiment=experiment, toolchain=self.toolchain, size=self.size,
-                             impl=impl, input=input, passes=passes)
-            if found:
-                return found
-        return None
+        return self._timed.get((impl, input, passes))
 
     def ms(self, impl, input, passes=1):
         row = self.row(impl, input, passes)
         return median_ms(row) if row else None
+
+    def any_row(self, input):
+        """A row of the input, timed or not: its input statistics are the input's."""
+        return self.row(self.base, input) or self.row(self.private, input) or \
+            next((r for r in self.rows if r["input"] == input), None)
+
+    def floor_impls(self):
+        """Readers that count nothing: the lesson's sum_bytes and whatever the rows name as their floor."""
+        impls = {r["impl"] for r in self.rows}
+        return sorted({LESSON_FLOOR} | ({r["floor_impl"] for r in self.rows} & impls))
+
+
+def views(run):
+    """A LessonView per (toolchain, size) of the run's lesson rows, A/A controls aside, grouped in one pass."""
+    grouped = {}
+    for row in run.rows:
+        if row["experiment"] in LESSON_EXPERIMENTS and not is_control(row):
+            grouped.setdefault((row["toolchain"], row["size"]), []).append(row)
+    return [LessonView(run, toolchain, size, rows) for (toolchain, size), rows in grouped.items()]
 
 
 def _speedup(a, b):
@@ -69,9 +83,8 @@ def _speedup(a, b):
 
 def bins_note(view):
     """Where the view's GPU rows put their bins and how they were sampled, as their records say."""
-    rows = [r for r in lesson_rows(view.run, view.toolchain) if r["size"] == view.size]
-    found = conditions(rows)
-    return f"{found}." if found else "bins placement: not recorded (a run from before issue 10's placement record)."
+    found = conditions(view.rows)
+    return f"{found}." if found else "bins placement: not recorded (a run made before placement was recorded)."
 
 
 def main_table(view, t4, placement_run=None):
@@ -80,13 +93,9 @@ def main_table(view, t4, placement_run=None):
                "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
     rows = []
     for input in view.inputs:
-        base, priv = view.row(view.base, input), view.row(view.private, input)
-        any_row = base or priv or next((r for r in find_rows(view.run, toolchain=view.toolchain, size=view.size,
-                                                             input=input)
-                                        if r["experiment"] in LESSON_EXPERIMENTS), None)
+        base, priv, any_row = view.row(view.base, input), view.row(view.private, input), view.any_row(input)
         lesson_means = [r["lesson_mean_ms"] if r and r["lesson_mean_ms"] is not None else None for r in (base, priv)]
-        rows.append([input, fmt.pct(busiest_pct(any_row), 2) if any_row else fmt.MISSING,
-                     any_row["input_stats"]["bins_used"] if any_row else fmt.MISSING,
+        rows.append([input, fmt.pct(busiest_pct(any_row), 2), any_row["input_stats"]["bins_used"],
                      fmt.ms(view.ms(view.base, input)), fmt.ms(view.ms(view.private, input)),
                      fmt.ratio(_speedup(view.ms(view.base, input), view.ms(view.private, input))),
                      " / ".join(fmt.ms(m) for m in lesson_means) if any(lesson_means) else fmt.MISSING,
@@ -102,14 +111,14 @@ def main_table(view, t4, placement_run=None):
             notes.append(f"{view.base} at the best and the worst bins placement: not measured yet (no controlled "
                          "placement run).")
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}"
-              for r in lesson_rows(view.run, view.toolchain) if not r["check"]["passed"]]
+              for r in view.rows if not r["check"]["passed"]]
     return Table(title, columns, rows, notes, align="lrr" + "r" * 9)
 
 
 def floor_table(view, t4):
     title = f"Floor rows: {view.toolchain} (readers that count nothing)"
     rows = []
-    for impl in floor_impls(view.run):
+    for impl in view.floor_impls():
         for input in view.inputs:
             row = view.row(impl, input)
             if row:
@@ -125,10 +134,9 @@ def atomics_table(view, t4):
     base_row = view.row(view.base, first)
     published = {"global": t4.get("global_atomics_global_kernel"),
                  "per_block": t4.get("global_atomics_private_kernel")}
+    floors = view.floor_impls()
     rows = []
-    for row in find_rows(view.run, toolchain=view.toolchain, size=view.size, input=first):
-        if row["experiment"] not in LESSON_EXPERIMENTS or row["impl"] in floor_impls(view.run):
-            continue
+    for row in (r for r in view.rows if r["input"] == first and is_timed(r) and r["impl"] not in floors):
         atomics = row["global_atomics"]
         factor = base_row["global_atomics"] / atomics if base_row and base_row["global_atomics"] and atomics else None
         rows.append([row["impl"], policy_label(row), fmt.count(atomics) if atomics is not None else "hidden by library",
@@ -141,7 +149,7 @@ def atomics_table(view, t4):
 
 
 def partitioned_table(view):
-    passes = sorted({r["policy"]["passes"] for r in lesson_rows(view.run, view.toolchain) if r["impl"] == "partitioned"})
+    passes = sorted({r["policy"]["passes"] for r in view.rows if r["impl"] == "partitioned"})
     if not passes:
         return None
     rows = []
@@ -158,11 +166,10 @@ def partitioned_table(view):
                  ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
 
 
-def by_placement_table(view, placement_run):
+def by_placement_table(view, placement_run, series):
     """The baseline (global) row at the placement run's best and worst bins offset, beside the lesson run's;
-    None where the placement run has no such series for the view's toolchain."""
-    found = {s.input: s for s in placement.all_series(placement_run)
-             if s.kernel == view.base and s.toolchain == view.toolchain}
+    None where the placement run's `series` have none for the view's toolchain."""
+    found = {s.input: s for s in series if s.kernel == view.base and s.toolchain == view.toolchain}
     rows = []
     for input in (i for i in view.inputs if i in found):
         s, row, priv = found[input], view.row(view.base, input), view.ms(view.private, input)
@@ -189,11 +196,11 @@ def lesson_tables(run, published, placement_run=None):
     the baseline by bins placement (from `placement_run`), the floor rows,
     the atomic counts and the partitioned rows."""
     t4 = baseline_source(published)
+    series = placement.all_series(placement_run) if placement_run else []
     tables = []
-    for toolchain, size in table_keys(run):
-        view = LessonView(run, toolchain, size)
+    for view in views(run):
         tables.append(main_table(view, t4, placement_run))
-        by_placement = by_placement_table(view, placement_run) if view.backend != "cpu" and placement_run else None
+        by_placement = by_placement_table(view, placement_run, series) if view.backend != "cpu" and series else None
         if by_placement:
             tables.append(by_placement)
         tables.append(floor_table(view, t4))

@@ -1,8 +1,8 @@
-"""Performance (issue 6): how close the fastest kernels come to the read floor.
+"""Performance: how close the fastest kernels come to the read floor.
 
 GPU: the perf run plots/selection.py picks (1 GiB, every input). Per input,
 each implementation's GB/s and percent of the read floor measured in the same
-run, the subject kernel's ratio to CUB, the issue's thresholds with verdicts,
+run, the subject kernel's ratio to CUB, the study's targets with verdicts,
 and the shared-memory microbenchmark the run records at its top level
 (`hardware`, data/schema/README.md).
 
@@ -20,7 +20,7 @@ from plots.results import find_row, find_rows
 from plots.table import Table
 
 EXPERIMENT = "perf"
-SUBJECT = "lane_shared"      # our fastest GPU kernel, the one issue 6 asks for
+SUBJECT = "lane_shared"      # our fastest GPU kernel, the one the targets are set for
 BASELINE = "cub"             # CUB HistogramEven
 CPU_SUBJECT = "openmp_fast"
 CPU_RIVALS = ("openmp_private", "reference")
@@ -28,8 +28,8 @@ CPU_EXPERIMENTS = ("lesson", "sweep", "custom")
 NOT_HERE = "not measurable here"
 MET, NOT_MET = "met", "not met"
 
-# Issue 6, "Deliver" item 1: the requirements, as the issue states them
-# (percent of the read floor measured in the same run, at 1 GiB on the H200).
+# The study's targets for its fastest kernel (docs/study-spec.md section 5): percent of the read floor
+# measured in the same run, at 1 GiB on the H200.
 HIGH_PCT = 95.0          # lesson_english, prose, one_byte and distinct_k for every k <= 32
 HIGH_INPUTS = ("lesson_english", "prose", "one_byte")
 HIGH_MAX_K = 32
@@ -46,7 +46,7 @@ def distinct_k(input):
 
 
 def required_pct(input):
-    """The issue-6 percent-of-floor threshold for an input; None where the issue sets none."""
+    """The percent-of-floor target for an input; None where the study sets none."""
     k = distinct_k(input)
     if input in HIGH_INPUTS or (k is not None and k <= HIGH_MAX_K):
         return HIGH_PCT
@@ -110,7 +110,7 @@ class PerfView:
 
 @dataclass(frozen=True)
 class Check:
-    requirement: str    # as the issue words it
+    requirement: str    # as the study words it
     input: str
     measured: object    # percent of floor, or a ratio; None when absent
     required: float
@@ -124,7 +124,7 @@ class Check:
 
 
 def threshold_checks(view, subject=SUBJECT, baseline=BASELINE):
-    """Issue 6's thresholds for `subject`, one check per input plus the ratio to CUB."""
+    """The targets for `subject`, one check per input plus the ratio to CUB."""
     checks = []
     for input in view.inputs:
         need = required_pct(input)
@@ -144,7 +144,7 @@ def overall(checks):
     return MET if all(v == MET for v in verdicts) else NOT_MET
 
 
-def _show(check):
+def show(check):
     return fmt.pct(check.measured) if check.unit == "pct" else fmt.ratio(check.measured, 2)
 
 
@@ -172,13 +172,13 @@ def gpu_table(view):
 
 def threshold_table(view):
     checks = threshold_checks(view)
-    rows = [[c.requirement, c.input, _show(c), _required(c), c.verdict] for c in checks]
-    notes = [f"Issue 6, item 1: {SUBJECT} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
+    rows = [[c.requirement, c.input, show(c), _required(c), c.verdict] for c in checks]
+    notes = [f"The targets: {SUBJECT} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
              f"{', '.join(HIGH_INPUTS)} and distinct_k for k <= {HIGH_MAX_K}; >= {LOW_PCT:g}% on "
              f"{', '.join(LOW_INPUTS)} and distinct_k for k >= {LOW_MIN_K}; >= {CUB_RATIO:g}x {BASELINE} on "
              f"{CUB_RATIO_INPUT}. Percents are shown to one decimal; the verdict compares the unrounded figure.",
-             f"All thresholds: {overall(checks)}."]
-    return Table(f"Issue 6 thresholds: {SUBJECT} ({view.run.name})", ["requirement", "input", "measured",
+             f"All targets: {overall(checks)}."]
+    return Table(f"Performance targets: {SUBJECT} ({view.run.name})", ["requirement", "input", "measured",
                                                                        "required", "verdict"],
                  rows, notes, align="llrrl")
 
@@ -313,7 +313,7 @@ def cpu_table(view):
              "Ahead of both: openmp_fast's median GB/s above reference's and openmp_private's.",
              f"Bootstrap: openmp_fast's median time over openmp_private's with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1/{stats.DEFAULT_BAND:g}.",
-             f"openmp_fast ahead of openmp_private and reference on every input (issue 6, item 4): "
+             f"openmp_fast ahead of openmp_private and reference on every input: "
              f"{cpu_verdict(view)}."]
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
     return Table(f"CPU: {CPU_SUBJECT} against openmp_private and reference, {view.size:,} bytes ({view.run.name})",
@@ -382,7 +382,7 @@ def small_table(lesson_run):
              "other implementation that counts with the lowest median on that input.",
              f"Bootstrap: {SUBJECT}'s median time over the rival's with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1.",
-             f"{SUBJECT} has the lowest median on every input (issue 6, item 1): {small_verdict(races)}; the interval "
+             f"{SUBJECT} has the lowest median on every input: {small_verdict(races)}; the interval "
              f"lies below 1 on {sum(r.comparison.verdict == stats.FASTER for r in races)} of {len(races)} inputs."]
     return Table(f"{SUBJECT} against the fastest other kernel at {size:,} bytes ({lesson_run.name})",
                  ["input", f"{SUBJECT} ms", "rival", "rival ms", "speedup", "bootstrap"], rows, notes,

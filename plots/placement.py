@@ -1,4 +1,4 @@
-"""Bins placement (issue 10): every counting kernel's median time as its bins
+"""Bins placement: every counting kernel's median time as its bins
 move past a 2 MiB boundary, per input and toolchain, from the placement run.
 
 A series is one kernel x input x toolchain over the offsets; its best and

@@ -3,6 +3,7 @@
 Every file is validated against data/schema/result.schema.json before use;
 anything wrong raises ResultError whose message starts with the file's path.
 """
+import functools
 import json
 import pathlib
 import re
@@ -42,15 +43,17 @@ class Run:
     def name(self):
         return pathlib.Path(self.path).name
 
+    @property
+    def incomplete(self):
+        """The error a run stopped on after measuring (its rows hold what was measured), or None."""
+        return (self.doc.get("incomplete") or {}).get("error")
+
     def toolchains(self, controls=True):
         """Toolchains in the order their rows first appear; controls=False leaves out A/A control entries."""
         return list(dict.fromkeys(r["toolchain"] for r in self.rows if controls or not is_control(r)))
 
     def has_gpu_rows(self, experiment=None):
         return any(r["backend"] == "cuda" and experiment in (None, r["experiment"]) for r in self.rows)
-
-    def has_rows(self, experiment):
-        return any(r["experiment"] == experiment for r in self.rows)
 
 
 def _schema_validator():
@@ -89,7 +92,32 @@ def parse_run(path, text):
         first = jsonschema.exceptions.best_match(errors)
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise ResultError(path, f"does not follow the result schema at {_where(first)}: {first.message}{more}")
+    bad_time = first_nonpositive_time(doc)
+    if bad_time:
+        raise ResultError(path, f"{bad_time[0]} is {bad_time[1]!r} ms: a time must be positive")
     return doc
+
+
+def _times(row):
+    """(where, [times]) of every time a row records, in ms ('[]' in `where`: a list, indexed when reported).
+    A failed row's summary is of no samples."""
+    yield "samples_ms[]", row["samples_ms"]
+    if row["samples_ms"]:
+        yield from ((f"summary_ms.{k}", [t]) for k, t in row["summary_ms"].items())
+    if row.get("lesson_mean_ms") is not None:
+        yield "lesson_mean_ms", [row["lesson_mean_ms"]]
+    yield "sample_log.ms[]", [t for t in (row.get("sample_log") or {}).get("ms", []) if t is not None]
+
+
+def first_nonpositive_time(doc):
+    """('rows[3].samples_ms[0]', 0) for the first time that is zero or negative, else None: every ratio
+    and rate divides by times, so such a file is bad input, not a fast run."""
+    for n, row in enumerate(doc["rows"]):
+        for where, times in _times(row):
+            if times and min(times) <= 0:
+                i, t = next((i, t) for i, t in enumerate(times) if t <= 0)
+                return f"rows[{n}].{where.replace('[]', f'[{i}]')}", t
+    return None
 
 
 def load_run(path, shown=None):
@@ -100,14 +128,32 @@ def load_run(path, shown=None):
         text = pathlib.Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ResultError(shown, f"cannot read ({e})") from None
-    return Run(shown, parse_run(shown, text))
+    return Run(shown, _parsed(shown, text))
 
 
-def load_runs(directory, shown_prefix=None):
-    """Every *.json in `directory`, by name (names start with the UTC date, so
-    oldest first); each shown as shown_prefix + name when a prefix is given."""
-    paths = sorted(pathlib.Path(directory).glob("*.json"))
-    return [load_run(p, f"{shown_prefix}{p.name}" if shown_prefix else None) for p in paths]
+@functools.lru_cache(maxsize=32)
+def _parsed(shown, text):
+    """parse_run, kept for the same text: validating a large run against the schema takes seconds, and one
+    process (the tests, a user's appendix beside the study's) reads the same files again. Readers never change
+    a document."""
+    return parse_run(shown, text)
+
+
+_NUMBERED = re.compile(r"^(?P<stem>.*?)(?:-(?P<number>\d{3,}))?\.json$")
+
+
+def run_order_key(name):
+    """Oldest first: names start with the UTC second, and a name taken within that second gets -002, -003, ...
+    (STEM.json is the first), so order by the stem without its number, then the number, no number being 1."""
+    m = _NUMBERED.match(pathlib.Path(name).name)
+    if not m:
+        return (pathlib.Path(name).name, 1)
+    return (m.group("stem"), int(m.group("number") or 1))
+
+
+def load_runs(paths, shown=str):
+    """The result files `paths`, oldest first (run_order_key); each shown as shown(path)."""
+    return [load_run(p, shown(p)) for p in sorted(paths, key=lambda p: run_order_key(p))]
 
 
 # ---- rows ------------------------------------------------------------------
@@ -196,7 +242,7 @@ def _bins_words(gpu):
 
 
 def is_controlled(run):
-    """Issue 10's controls: every GPU row records where its bins lay and how it was sampled."""
+    """The study's controls: every GPU row records where its bins lay and how it was sampled."""
     return all(r.get("placement") and r.get("sampling") for r in run.rows if r["backend"] == "cuda")
 
 
@@ -235,3 +281,8 @@ def median_ms(row):
 
 def busiest_pct(row):
     return row["input_stats"]["busiest_pct"]
+
+
+def primary_gpu_toolchain(run):
+    """The run's first GPU toolchain, A/A controls aside (the lesson's own build comes first), or None."""
+    return next((tc for tc in run.toolchains(controls=False) if tc != "cpu"), None)

@@ -1,120 +1,45 @@
 """Which runs feed which report: the one place that decides.
 
-Runs are data/runs/*.json, every one validated; names start with the UTC
-date, so name order is time order. data/runs/superseded.csv (columns
-file,reason) lists runs kept as recorded but no longer used. Issue 10: before
-its controls every GPU toolchain of a run had its own bins buffer, so a
-kernel adding into global bins timed where its buffer lay as much as the
-toolchain; those runs are superseded.
+The paper is built from exactly the runs that data/paper-runs.csv names
+(columns file, role, reason; one line per run and role, files relative to
+data/runs/). Every other file in data/runs/ is kept and ignored, so a new
+run there, or a user's own runs (`./dev study` writes them to runs/),
+changes nothing until a line of the manifest names it. data/runs/superseded.csv
+(file, reason) records why earlier runs are out; the manifest may not name
+one of them.
 
-A run is usable when it is not superseded and, if it has GPU rows, is
-controlled: every GPU row records its bins placement and its sampling
-(results.is_controlled). A GPU run without the controls that the csv does
-not list is not used either, and the environment section names it.
+Roles, and what a run must hold to take one (checked, so the manifest cannot
+name a run that does not fit):
 
-  lesson tables, floor figure   the newest usable run with GPU lesson and sweep rows (the default study), else with
-                                GPU lesson rows, else the newest usable run with lesson rows, else with custom rows
-  version comparison            every usable run with GPU lesson rows of two CUDA versions, oldest first (the figure:
-                                the lesson run where it is one, else the newest)
-  the former version finding    the superseded runs with GPU lesson rows of two CUDA versions (issue 10's 2.09x)
-  contention sweep              the newest usable run with GPU sweep rows, else the newest usable with sweep rows
-  placement                     the newest usable run with GPU placement rows
-  hot and cold                  the newest usable run sampled hot, and the newest usable run sampled cold that
-                                holds some of its cases (same experiment, kernel, input, size, launch)
-  performance (GPU)             the newest usable run with GPU perf rows (earlier usable ones: earlier attempts)
-  performance (CPU)             per CPU, the newest usable run with CPU rows of openmp_fast, else the newest usable
-                                run with CPU rows
-  lane_shared at lesson size    the lesson run
-  claims audit, environments    every run, every toolchain but the A/A controls; a claim decided by GPU times
-                                reads them from usable runs only
+  lesson      GPU lesson rows: the lesson table, lane_shared at the lesson's size
+  versions    GPU lesson rows of two CUDA versions: the version comparison, one run a line, in order
+  sweep       GPU sweep rows: the contention sweep
+  placement   GPU placement rows: where the bins lie
+  hot, cold   GPU rows sampled hot; GPU rows sampled cold holding some of the hot run's cases
+  perf        GPU perf rows: performance at 1 GiB
+  blocks      GPU blocks rows: the block-size claim
+  cpu         CPU rows, one run per CPU: the CPU performance report
+
+Every GPU run must carry the study's controls (results.is_controlled), and no
+run may be incomplete (stopped on an error after measuring): such a run never
+feeds the paper. The claims audit and the environments read every run named.
+
+A user's own appendix (plots/own_appendix.py) has no manifest: by_content
+gives each role the newest of the user's runs that fits it, and leaves out,
+saying why, the incomplete and the uncontrolled ones.
 """
 import csv
+import pathlib
 from dataclasses import dataclass, field
 
-from plots import perf, versions
-from plots.results import ResultError, case_key, is_controlled, load_runs
+from plots import history, perf, versions
+from plots.results import ResultError, case_key, is_controlled, load_run, run_order_key
 
+MANIFEST_FILE = "paper-runs.csv"
+MANIFEST_COLUMNS = ("file", "role", "reason")
 SUPERSEDED_FILE = "superseded.csv"
 SUPERSEDED_COLUMNS = ("file", "reason")
 NOT_YET = "not measured yet"
-
-
-@dataclass
-class Selection:
-    runs: list                                        # every run file, oldest first
-    superseded: dict = field(default_factory=dict)    # {run path: reason}
-    lesson: object = None
-    versions: list = field(default_factory=list)
-    version: object = None                            # the one the figure shows
-    former_versions: list = field(default_factory=list)
-    sweep: object = None
-    placement: object = None
-    hot: object = None
-    cold: object = None
-    perf: object = None
-    earlier_perf: list = field(default_factory=list)
-    cpu_runs: list = field(default_factory=list)
-
-    def usable(self, run):
-        return run.path not in self.superseded and is_controlled(run)
-
-    def not_yet(self, what, holds):
-        """Why a GPU report is empty: no usable run holds `what`; says so of superseded ones that do."""
-        earlier = [r for r in self.runs if not self.usable(r) and holds(r)]
-        return (f"{NOT_YET}: no controlled run (issue 10) in data/runs holds {what}"
-                + (f"; {len(earlier)} earlier, uncontrolled ones are superseded (data/runs/{SUPERSEDED_FILE})"
-                   if earlier else "") + ".")
-
-    def reasons(self):
-        """{report: why it is not measured yet}, for reports whose runs are not there."""
-        return {"lesson": self.not_yet("GPU lesson rows", lambda r: r.has_gpu_rows("lesson")),
-                "versions": self.not_yet("GPU lesson rows of two CUDA versions", _is_version_run),
-                "sweep": self.not_yet("GPU sweep rows", lambda r: r.has_gpu_rows("sweep")),
-                "placement": self.not_yet("GPU placement rows", lambda r: r.has_gpu_rows("placement")),
-                "hotcold": self.not_yet("GPU rows sampled hot and the same cases sampled cold",
-                                        lambda r: cache_mode(r) == "hot"),
-                "perf": self.not_yet("GPU perf rows", lambda r: r.has_gpu_rows(perf.EXPERIMENT))}
-
-    def unusable(self):
-        """{run path: why its GPU times are not used} for every run that is not usable."""
-        return {r.path: self.superseded.get(r.path) or "uncontrolled (no placement and sampling records), not "
-                f"listed in {SUPERSEDED_FILE}" for r in self.runs if not self.usable(r)}
-
-    def unlisted_uncontrolled(self):
-        """GPU runs without the controls that superseded.csv does not list: not used, and said so."""
-        return [r for r in self.runs if r.path not in self.superseded and not is_controlled(r)]
-
-
-def load_superseded(directory, shown_prefix=""):
-    """{run path as shown: reason} from directory/superseded.csv; {} when there is none."""
-    path = directory / SUPERSEDED_FILE
-    shown = f"{shown_prefix}{SUPERSEDED_FILE}"
-    if not path.exists():
-        return {}
-    with path.open(newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
-        if tuple(reader.fieldnames or ()) != SUPERSEDED_COLUMNS:
-            raise ResultError(shown, f"the columns must be {','.join(SUPERSEDED_COLUMNS)}")
-        return {f"{shown_prefix}{row['file']}": row["reason"] for row in reader}
-
-
-def load(directory, shown_prefix=""):
-    """The runs of `directory` and what feeds each report."""
-    runs = load_runs(directory, shown_prefix)
-    superseded = load_superseded(directory, shown_prefix)
-    unknown = sorted(set(superseded) - {r.path for r in runs})
-    if unknown:
-        raise ResultError(f"{shown_prefix}{SUPERSEDED_FILE}", f"lists {', '.join(unknown)}, which is not a run file")
-    return select(runs, superseded)
-
-
-def _newest(runs, *wanted):
-    """The newest run meeting the first test any run meets, or None."""
-    for test in wanted:
-        found = next((r for r in reversed(runs) if test(r)), None)
-        if found:
-            return found
-    return None
 
 
 def cache_mode(run):
@@ -123,9 +48,140 @@ def cache_mode(run):
     return modes.pop() if len(modes) == 1 else None
 
 
-def _gpu_cases(run):
+def gpu_cases(run):
     return {case_key(r) for r in run.rows if r["backend"] == "cuda"}
 
+
+def is_version_run(run):
+    return run.has_gpu_rows(versions.EXPERIMENT) and bool(versions.pairs_in(run))
+
+
+# {role: (what a run of it holds, in words; the test)}, in the order reports list them.
+ROLES = {
+    "lesson": ("GPU lesson rows", lambda r: r.has_gpu_rows("lesson")),
+    "versions": ("GPU lesson rows of two CUDA versions", is_version_run),
+    "sweep": ("GPU sweep rows", lambda r: r.has_gpu_rows("sweep")),
+    "placement": ("GPU placement rows", lambda r: r.has_gpu_rows("placement")),
+    "hot": ("GPU rows sampled hot", lambda r: cache_mode(r) == "hot"),
+    "cold": ("GPU rows sampled cold", lambda r: cache_mode(r) == "cold"),
+    "perf": ("GPU perf rows", lambda r: r.has_gpu_rows(perf.EXPERIMENT)),
+    "blocks": ("GPU blocks rows", lambda r: r.has_gpu_rows("blocks")),
+    "cpu": ("CPU rows", perf.has_cpu_rows),
+    "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", history.is_matrix_run),
+}
+
+
+@dataclass
+class Selection:
+    roles: dict                                     # {role: [Run]}
+    why: dict = field(default_factory=dict)         # {(run path, role): why the run has the role}
+    left_out: dict = field(default_factory=dict)    # {run path: why it feeds nothing}
+    source: str = MANIFEST_FILE                     # where the choice is written, for messages
+    manifest: bool = True                           # chosen by a manifest, not by content
+
+    @property
+    def runs(self):
+        """Every run chosen, once, oldest first."""
+        unique = {r.path: r for runs in self.roles.values() for r in runs}
+        return sorted(unique.values(), key=lambda r: run_order_key(r.path))
+
+    def first(self, role):
+        return (self.roles.get(role) or [None])[0]
+
+    lesson = property(lambda self: self.first("lesson"))
+    sweep = property(lambda self: self.first("sweep"))
+    placement = property(lambda self: self.first("placement"))
+    hot = property(lambda self: self.first("hot"))
+    cold = property(lambda self: self.first("cold"))
+    perf = property(lambda self: self.first("perf"))
+    versions = property(lambda self: self.roles.get("versions", []))
+    cpu_runs = property(lambda self: self.roles.get("cpu", []))
+
+    @property
+    def version(self):
+        """The version run the figure shows: the lesson run where it is one, else the first."""
+        return self.lesson if self.lesson in self.versions else self.first("versions")
+
+    def missing(self, role):
+        """Why a report of `role` is empty, in one sentence."""
+        if self.manifest:
+            return f"{NOT_YET}: {self.source} names no run with {ROLES[role][0]}."
+        return f"not measured in these runs: none of {self.source} holds {ROLES[role][0]}."
+
+    def roles_of(self, run):
+        return [role for role, runs in self.roles.items() if run in runs]
+
+
+# ---- the paper: the manifest ------------------------------------------------------------------------
+
+def _read_csv(path, columns, shown):
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            if tuple(reader.fieldnames or ()) != columns:
+                raise ResultError(shown, f"the columns must be {','.join(columns)}")
+            return list(reader)
+    except OSError as e:
+        raise ResultError(shown, f"cannot read ({e})") from None
+
+
+def load_superseded(runs_dir, shown_prefix=""):
+    """{file name: reason} from runs_dir/superseded.csv ({} without one); every file it lists must exist."""
+    path = pathlib.Path(runs_dir) / SUPERSEDED_FILE
+    shown = f"{shown_prefix}{SUPERSEDED_FILE}"
+    if not path.exists():
+        return {}
+    listed = {row["file"]: row["reason"] for row in _read_csv(path, SUPERSEDED_COLUMNS, shown)}
+    gone = sorted(name for name in listed if not (path.parent / name).is_file())
+    if gone:
+        raise ResultError(shown, f"lists {', '.join(gone)}, which is not a run file")
+    return listed
+
+
+def _problem(run, role, runs_by_role):
+    """Why `run` cannot hold `role` in the paper, or None."""
+    if run.incomplete:
+        return f"it is incomplete (the run stopped on an error: {run.incomplete}) and never feeds the paper"
+    if run.has_gpu_rows() and not is_controlled(run):
+        return "its GPU rows lack the study's controls (bins placement and sampling records)"
+    what, fits = ROLES[role]
+    if not fits(run):
+        return f"it holds no {what}"
+    hot = (runs_by_role.get("hot") or [None])[0]
+    if role == "cold" and hot and not gpu_cases(run) & gpu_cases(hot):
+        return f"it holds none of the cases of the hot run {hot.name}"
+    return None
+
+
+def load(data_dir, shown_prefix=""):
+    """The runs data_dir/paper-runs.csv names, each checked against its role; any problem raises
+    ResultError naming the manifest and its line."""
+    data_dir = pathlib.Path(data_dir)
+    shown = f"{shown_prefix}{MANIFEST_FILE}"
+    lines = _read_csv(data_dir / MANIFEST_FILE, MANIFEST_COLUMNS, shown)
+    superseded = load_superseded(data_dir / "runs", f"{shown_prefix}runs/")
+    loaded, roles, why = {}, {}, {}
+    for n, line in enumerate(lines, start=2):
+        name, role = line["file"], line["role"]
+        where = f"{shown}, line {n}"
+        if role not in ROLES:
+            raise ResultError(where, f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        if name in superseded:
+            raise ResultError(where, f"{name} is superseded ({superseded[name]})")
+        if name not in loaded:
+            loaded[name] = load_run(data_dir / "runs" / name, f"{shown_prefix}runs/{name}")
+        run = loaded[name]
+        if (run.path, role) in why:
+            raise ResultError(where, f"{name} is named twice as {role}")
+        problem = _problem(run, role, roles)
+        if problem:
+            raise ResultError(where, f"{name} cannot be the {role} run: {problem}")
+        roles.setdefault(role, []).append(run)
+        why[(run.path, role)] = line["reason"]
+    return Selection({role: roles[role] for role in ROLES if role in roles}, why, source=shown)
+
+
+# ---- a user's own runs: by content --------------------------------------------------------------------
 
 def _cpu_host(run):
     host = run.environment["host"]
@@ -133,36 +189,37 @@ def _cpu_host(run):
 
 
 def newest_cpu_runs(runs):
-    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest
-    first; with none, the newest run with CPU rows alone; else []. Issue 6 asks for a 2-core machine,
-    and the GPU machine's own CPU rows must not hide that run."""
+    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest first;
+    with none, the newest run with CPU rows alone; else []. A GPU machine's own CPU rows must not hide a
+    smaller machine's run."""
     newest = {_cpu_host(run): run for run in runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)}
     if newest:
-        return sorted(newest.values(), key=lambda r: r.path)
-    found = _newest(runs, perf.has_cpu_rows)
-    return [found] if found else []
+        return sorted(newest.values(), key=lambda r: run_order_key(r.path))
+    with_cpu = [r for r in runs if perf.has_cpu_rows(r)]
+    return with_cpu[-1:]
 
 
-def _is_version_run(run):
-    return run.has_gpu_rows(versions.EXPERIMENT) and bool(versions.pairs_in(run))
+def _left_out(run):
+    if run.incomplete:
+        return f"incomplete: the run stopped on an error ({run.incomplete})"
+    if run.has_gpu_rows() and not is_controlled(run):
+        return "its GPU rows lack the study's controls (made by an older histostudy)"
+    return None
 
 
-def select(runs, superseded):
-    sel = Selection(runs, superseded)
-    usable = [r for r in runs if sel.usable(r)]
-    sel.lesson = _newest(usable, lambda r: r.has_gpu_rows("lesson") and r.has_gpu_rows("sweep"),
-                         lambda r: r.has_gpu_rows("lesson"), lambda r: r.has_rows("lesson"),
-                         lambda r: r.has_rows("custom"))
-    sel.versions = [r for r in usable if _is_version_run(r)]
-    sel.version = sel.lesson if sel.lesson in sel.versions else (sel.versions[-1] if sel.versions else None)
-    sel.former_versions = [r for r in runs if r.path in superseded and _is_version_run(r)]
-    sel.sweep = _newest(usable, lambda r: r.has_gpu_rows("sweep"), lambda r: r.has_rows("sweep"))
-    sel.placement = _newest(usable, lambda r: r.has_gpu_rows("placement"))
-    sel.hot = _newest(usable, lambda r: cache_mode(r) == "hot")
-    if sel.hot:
-        sel.cold = _newest(usable, lambda r: cache_mode(r) == "cold" and bool(_gpu_cases(r) & _gpu_cases(sel.hot)))
-    perf_runs = [r for r in usable if r.has_gpu_rows(perf.EXPERIMENT)]
-    sel.perf = perf_runs[-1] if perf_runs else None
-    sel.earlier_perf = perf_runs[:-1]
-    sel.cpu_runs = newest_cpu_runs(usable)
-    return sel
+def by_content(runs, source="the runs given"):
+    """Each role's newest run among `runs` that fits it (every usable version run, oldest first)."""
+    runs = sorted(runs, key=lambda r: run_order_key(r.path))
+    left_out = {r.path: _left_out(r) for r in runs if _left_out(r)}
+    usable = [r for r in runs if r.path not in left_out]
+    roles = {}
+    for role, (what, fits) in ROLES.items():
+        found = [r for r in usable if fits(r) and not _problem(r, role, roles)]
+        if role == "versions":
+            roles[role] = found
+        elif role == "cpu":
+            roles[role] = newest_cpu_runs(usable)
+        elif found:
+            roles[role] = found[-1:]
+    why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}
+    return Selection({role: rs for role, rs in roles.items() if rs}, why, left_out, source, manifest=False)

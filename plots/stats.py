@@ -5,6 +5,7 @@ the new case is slower. Everything is deterministic: the bootstrap draws
 from a numpy Generator with a fixed seed, so the same samples give the same
 interval on every machine with the same numpy.
 """
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,12 @@ WITHHELD_NO_AA = "withheld (no A/A control)"
 def percentile(samples, pct):
     """Linear interpolation between closest ranks: numpy's default, and the
     formula of study/stats.cpp (rank = pct/100 * (n - 1))."""
+    return _percentile(tuple(samples), pct)
+
+
+@functools.lru_cache(maxsize=None)
+def _percentile(samples, pct):
+    """percentile, kept: the reports ask for each row's median many times."""
     return float(np.percentile(np.asarray(samples, dtype=float), pct))
 
 
@@ -90,6 +97,12 @@ class Comparison:
 def compare_samples(base, new, band=DEFAULT_BAND):
     """Ratio of medians, its bootstrap interval and a verdict.
     Fewer than MIN_SAMPLES on either side gives 'ambiguous', whatever the ratio."""
+    return _compare(tuple(base), tuple(new), band)
+
+
+@functools.lru_cache(maxsize=None)
+def _compare(base, new, band):
+    """compare_samples, kept: the reports ask for the same pairs many times, and the bootstrap is the cost."""
     base_median, new_median = median(base), median(new)
     ratio = new_median / base_median
     low, high = bootstrap_ratio_ci(base, new)

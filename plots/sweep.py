@@ -58,17 +58,31 @@ def textbook_layout_table(run, published, not_yet):
                  rows, notes)
 
 
-def sweep_table(run, published, not_yet):
-    ours = our_series(run) if run else {}
-    ks = sorted({k for s in list(ours.values()) + list(published.table_16_4.values()) for k in s}, reverse=True)
-    rows = [[label] + [fmt.number(s.get(k), 0) for k in ks]
-            for label, s in list(published_series(published).items()) + list(ours.items())]
-    notes = ["Mpix/s: million one-byte samples per second, input bytes over the median time; the published "
-             "columns (Tesla, Fermi, Kepler, Ampere) are the textbook's per-block histogram, from "
-             "data/published/table_16_4_per_block.csv."]
-    notes.append(f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
-                 if run else "not measurable here: no run in data/runs holds sweep rows.")
-    if run and not run.has_gpu_rows(EXPERIMENT):
-        notes.append(f"This run has no GPU rows; only CPU implementations are shown. GPU: {not_yet}")
-    return Table("Contention sweep, every implementation: Mpix/s by distinct values",
-                 ["implementation"] + [str(k) for k in ks], rows, notes)
+def _series_table(title, shown, notes):
+    ks = sorted({k for _, s in shown for k in s}, reverse=True)
+    rows = [[label] + [fmt.number(s.get(k), 0) for k in ks] for label, s in shown]
+    return Table(title, ["implementation"] + [str(k) for k in ks], rows, notes)
+
+
+MPIX = "Mpix/s: million one-byte samples per second, input bytes over the median time"
+
+
+def gpu_sweep_table(run, published, not_yet):
+    """Every GPU implementation's Mpix/s by distinct values, the published rows first."""
+    ours = {k: v for k, v in (our_series(run) if run else {}).items() if not k.endswith("(cpu)")}
+    notes = [f"{MPIX}; the published rows are the textbook's per-block histogram, from "
+             "data/published/table_16_4_per_block.csv.",
+             f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
+             if ours else f"Ours: {not_yet}"]
+    return _series_table("Contention sweep, GPU: Mpix/s by distinct values",
+                         list(published_series(published).items()) + list(ours.items()), notes)
+
+
+def cpu_sweep_table(run):
+    """Every CPU implementation's Mpix/s by distinct values in one run; None where it has no CPU sweep rows."""
+    ours = {k: v for k, v in our_series(run).items() if k.endswith("(cpu)")}
+    if not ours:
+        return None
+    host = run.environment["host"]
+    return _series_table(f"Contention sweep, CPU ({host['cpu_model']}, {host['logical_cores']} logical cores): "
+                         "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {run.name}."])

@@ -84,3 +84,20 @@ def interval(low, high, digits=3):
 
 def p_value(p):
     return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def value_range(values, digits=1, suffix=""):
+    """'8.3 to 17.6 ms', or one figure where the ends agree to the digits shown; '-' for no values."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return MISSING
+    low, high = f"{min(values):,.{digits}f}", f"{max(values):,.{digits}f}"
+    return f"{low}{suffix}" if low == high else f"{low} to {high}{suffix}"
+
+
+def size_words(n):
+    """'1 GiB', '64 MiB', or '67,109,475 bytes' where no binary unit divides it."""
+    for unit, shift in (("GiB", 30), ("MiB", 20)):
+        if n and n % (1 << shift) == 0:
+            return f"{n >> shift:,} {unit}"
+    return f"{n:,} bytes"

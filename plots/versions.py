@@ -1,4 +1,4 @@
-"""CUDA version against CUDA version, in controlled runs (issue 10): per kernel
+"""CUDA version against CUDA version, in controlled runs: per kernel
 and input, each toolchain's median, the A/B ratio with its bootstrap interval,
 the A/A ratio (the run's control entry over the toolchain it repeats) with
 its interval, a verdict only where that A/A pair is the same, and the codegen
@@ -7,11 +7,12 @@ from dataclasses import dataclass
 
 from plots import codegen, environment, stats
 from plots import table as fmt
+from plots.published import LESSON_KERNELS
 from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label
 from plots.table import Table
 
 EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
-HEADLINE = ("global", "uniform")  # the kernel and input of the former finding (issue 10's 2.09x)
+HEADLINE = ("global", "uniform")  # the kernel and input where bins placement once passed for a version effect
 
 
 def pairs_in(run):
@@ -95,18 +96,38 @@ def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
                   "verdict", "codegen"], rows, notes, align="llrrrrrrrll")
 
 
-def published_table(published):
-    """Each kernel the published sources timed under two CUDA versions."""
+@dataclass(frozen=True)
+class PublishedPair:
+    """One figure the lesson published under two CUDA versions."""
+    metric: str         # the lesson's name: 'sum_bytes', 'private'
+    input: str          # ours, or '-' for the lesson's input at large
+    old: object         # published.LessonSource
+    new: object
+    old_ms: float
+    new_ms: float
+
+    @property
+    def impl(self):
+        return LESSON_KERNELS.get(self.metric, self.metric)
+
+    @property
+    def ratio(self):
+        return self.new_ms / self.old_ms
+
+
+def published_pairs(published):
+    """Each kernel time the published sources give under two CUDA versions, older first."""
     sources = sorted(published.lesson, key=lambda s: s.cuda_version)
-    rows = []
-    for a, b in zip(sources, sources[1:]):
-        for (input, metric), new in sorted(b.figures.items()):
-            old = a.get(metric, input)
-            if metric.endswith("_ms") and old is not None:
-                rows.append([metric.removesuffix("_ms"), "the lesson's input" if input == "-" else input,
-                             f"CUDA {a.cuda}", fmt.ms(old), f"CUDA {b.cuda}", fmt.ms(new), fmt.ratio(new / old, 3)])
-    gpus = ", ".join(sorted({s.gpu for s in sources}))
-    runs = sources[0].get("timed_runs")
+    return [PublishedPair(metric.removesuffix("_ms"), input, a, b, a.get(metric, input), new)
+            for a, b in zip(sources, sources[1:]) for (input, metric), new in sorted(b.figures.items())
+            if metric.endswith("_ms") and a.get(metric, input) is not None]
+
+
+def published_table(published):
+    rows = [[p.metric, "the lesson's input" if p.input == "-" else p.input, f"CUDA {p.old.cuda}", fmt.ms(p.old_ms),
+             f"CUDA {p.new.cuda}", fmt.ms(p.new_ms), fmt.ratio(p.ratio, 3)] for p in published_pairs(published)]
+    gpus = ", ".join(sorted({s.gpu for s in published.lesson}))
+    runs = min(published.lesson, key=lambda s: s.cuda_version).get("timed_runs")
     return Table(f"Published ({gpus}): the same kernels under two CUDA versions",
                  ["kernel", "input", "old", "old ms", "new", "new ms", "ratio"], rows,
                  [f"From data/published/lesson_t4.csv; the lesson publishes means of {fmt.count(runs)} runs and no "
@@ -137,4 +158,4 @@ def version_tables(runs, published, audit, not_yet):
     if not tables:
         tables.append(Table("CUDA versions compared in one controlled run", ["kernel", "input", "verdict"], [],
                             [not_yet, f"codegen: {audit.describe()}."]))
-    return tables + [published_table(published)] + codegen_tables(audit)
+    return tables + [published_table(published)]

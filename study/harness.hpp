@@ -27,7 +27,7 @@ struct TimingPlan {
   // throttled: kept in the log, left out of the statistics. 0.75: nvbench's
   // default throttle threshold.
   double throttle_fraction = 0.75;
-  int lesson_warmups = 3;   // the lesson's method (STUDY-SPEC.md 1): 3 warm-ups,
+  int lesson_warmups = 3;   // the lesson's method (docs/study-spec.md section 1): 3 warm-ups,
   int lesson_reps = 10;     // then the mean of 10 back-to-back runs; 0 skips it
   // The most runs between two zeroings of the bins: what counter widths
   // must survive. Sampling zeroes the bins (outside any timed region) every

@@ -20,7 +20,7 @@
 namespace hs {
 namespace {
 
-// The lesson's generator (STUDY-SPEC.md 1): x' = a x + c mod 2^32.
+// The lesson's generator (docs/study-spec.md section 1): x' = a x + c mod 2^32.
 constexpr std::uint32_t kSeed = 12345, kMul = 1664525, kAdd = 1013904223;
 
 struct Affine {  // x -> mul * x + add (mod 2^32)

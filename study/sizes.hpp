@@ -6,7 +6,7 @@
 
 namespace hs {
 
-inline constexpr std::uint64_t kLessonSize = (64ull << 20) + 611;  // 67,109,475: see STUDY-SPEC.md 1
+inline constexpr std::uint64_t kLessonSize = (64ull << 20) + 611;  // 67,109,475: see docs/study-spec.md section 1
 inline constexpr std::uint64_t kMaxSize = 1ull << 40;              // 1 TiB: anything larger is a typo
 
 // Parses a size; throws UsageError naming the text when it is malformed,

@@ -14,9 +14,9 @@
 namespace hs {
 namespace {
 
-// STUDY-SPEC.md 1: the lesson's three inputs, plus our own prose beside its English.
+// docs/study-spec.md section 1: the lesson's three inputs, plus our own prose beside its English.
 const std::vector<std::string> kLessonInputs = {"uniform", "lesson_english", "prose", "one_byte"};
-// STUDY-SPEC.md 1: the exercise's partition counts (4 in the lesson) and the ones around it.
+// docs/study-spec.md section 1: the exercise's partition counts (4 in the lesson) and the ones around it.
 const std::vector<int> kPartitionPasses = {1, 2, 4, 8};
 const std::vector<int> kDefaultPasses = {4};
 // Issue 6: the fast kernel against its peers, at 1 GiB (several times the

@@ -287,7 +287,7 @@ TEST_CASE("per_block at the lesson's launch makes exactly 262,144 global atomics
   const hs::LaunchPolicy per_block = gpu().resolve(hs::find_implementation("per_block"), defaults(), n, 13);
   CHECK(per_block.grid == 1024);
   CHECK(per_block.block == 256);
-  CHECK(per_block.counter_bits == 32);  // 13 runs of the lesson's size fit 32 bits (STUDY-SPEC.md 1)
+  CHECK(per_block.counter_bits == 32);  // 13 runs of the lesson's size fit 32 bits (docs/study-spec.md section 1)
   CHECK(hs::find_implementation("per_block").global_atomics(per_block, n) == std::uint64_t(262144));
   CHECK(hs::find_implementation("global").global_atomics(per_block, n) == n);
   // The partitioned passes together merge every bin once per block too.

@@ -1,22 +1,33 @@
 """Shared test helpers: a real run file to start from, and data directories in temp."""
+import csv
 import json
 import pathlib
 import shutil
 
+from plots import selection
+from plots.results import load_run
 from plots.tests import synthetic
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-RUNS = REPO / "data" / "runs"
+DATA = REPO / "data"
+RUNS = DATA / "runs"
+
+
+def manifest_runs():
+    """The file names the committed manifest names, in its order."""
+    with (DATA / selection.MANIFEST_FILE).open(newline="") as f:
+        return list(dict.fromkeys(line["file"] for line in csv.DictReader(f)))
+
+
+def _cpu_experiments(path):
+    return {r["experiment"] for r in json.loads(path.read_text())["rows"] if r["backend"] == "cpu"}
 
 
 def real_run_path():
-    """The newest committed run file with CPU rows of the lesson and the sweep (what the synthetic runs
-    build on), or None."""
-    for path in sorted(RUNS.glob("*.json"), reverse=True):
-        experiments = {r["experiment"] for r in json.loads(path.read_text())["rows"] if r["backend"] == "cpu"}
-        if {"lesson", "sweep"} <= experiments:
-            return path
-    return None
+    """The smallest run the committed manifest names with CPU rows of the lesson and the sweep (what the
+    synthetic runs build on), or None. Only the manifest's runs: a user's own runs change no test."""
+    found = [RUNS / name for name in manifest_runs() if {"lesson", "sweep"} <= _cpu_experiments(RUNS / name)]
+    return min(found, key=lambda p: p.stat().st_size, default=None)
 
 
 def real_run_doc():
@@ -33,14 +44,29 @@ def cpu_only_doc(doc):
     return doc
 
 
-def data_dir(root, runs, codegen=None):
-    """root/data with data/published copied, `runs` {name: doc} and an optional codegen audit."""
+def write_manifest(data, lines):
+    """data/paper-runs.csv with `lines` [(file, role, reason)]."""
+    with (data / selection.MANIFEST_FILE).open("w", newline="") as f:
+        csv.writer(f).writerows([selection.MANIFEST_COLUMNS] + list(lines))
+
+
+def manifest_by_content(data):
+    """The lines a manifest would have that gives each role the newest run fitting it."""
+    runs = [load_run(p, p.name) for p in sorted((data / "runs").glob("*.json"))]
+    sel = selection.by_content(runs)
+    return [(run.path, role, "test fixture: the newest run that fits") for role, rs in sel.roles.items() for run in rs]
+
+
+def data_dir(root, runs, codegen=None, manifest=None):
+    """root/data with data/published copied, `runs` {name: doc}, an optional codegen audit, and a manifest:
+    `manifest` [(file, role, reason)], by default each role's newest run."""
     data = pathlib.Path(root) / "data"
-    shutil.copytree(REPO / "data" / "published", data / "published")
+    shutil.copytree(DATA / "published", data / "published")
     (data / "runs").mkdir(parents=True)
     for name, doc in runs.items():
         synthetic.write_json(data / "runs" / name, doc)
     if codegen is not None:
         (data / "codegen").mkdir()
         synthetic.write_json(data / "codegen" / "codegen.json", codegen)
+    write_manifest(data, manifest_by_content(data) if manifest is None else manifest)
     return data

@@ -4,7 +4,7 @@ cold runs, so the GPU paths of every report are exercised before real GPU
 data exists. Written to temporary directories, never into data/.
 
 The shape follows a real CPU run (its rows and environment are reused) and,
-for issue 10's fields, the study's result writer (study/harness.cpp); the GPU
+for the controls' fields, the study's result writer (study/harness.cpp); the GPU
 figures are invented round numbers, and the GPU is named as synthetic.
 """
 import copy
@@ -91,7 +91,7 @@ def _with_executors(cpu_doc, toolchains):
 
 
 def add_controls(row, group, offset=0, cache="cold"):
-    """Issue 10's per-row records, as a controlled run writes them (study/harness.cpp)."""
+    """The controls' per-row records, as a controlled run writes them (study/harness.cpp)."""
     n = len(row["samples_ms"])
     row.update({"control_of": row["toolchain"].removesuffix(CONTROL) if row["toolchain"].endswith(CONTROL) else None,
                 "sample_log": {"ms": list(row["samples_ms"]), "position": [i % len(group) for i in range(n)],
@@ -105,9 +105,9 @@ def add_controls(row, group, offset=0, cache="cold"):
 
 def gpu_run(cpu_doc, seed=1, with_blocks=True, controlled=True, aa_factors=None, experiments=("lesson", "sweep")):
     """A synthetic GPU result document built on a real CPU run's document, with GPU rows of `experiments`
-    (lesson, sweep) and of blocks. Controlled: issue 10's records on every GPU row and an A/A control of
+    (lesson, sweep) and of blocks. Controlled: the controls' records on every GPU row and an A/A control of
     the first toolchain, its samples scaled by aa_factors {(impl, input): factor} (a planted A/A
-    difference); else as runs before issue 10."""
+    difference); else as runs made before the controls."""
     rng = np.random.default_rng(seed)
     toolchains = TOOLCHAINS + ((control(TOOLCHAINS[0]),) if controlled else ())
     doc = _with_executors(cpu_doc, toolchains)
@@ -198,3 +198,13 @@ def codegen_doc():
 
 def write_json(path, doc):
     path.write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def many_sizes_run(cpu_doc, n_sizes):
+    """A CPU run of the lesson's rows at n_sizes sizes (as `run -s` with many sizes writes it): what the
+    lesson tables must handle in time linear in the rows."""
+    doc = copy.deepcopy(cpu_doc)
+    lesson = [r for r in doc["rows"] if r["experiment"] == "lesson" and r["backend"] == "cpu"]
+    doc["rows"] = [dict(copy.deepcopy(r), experiment="custom", size=r["size"] + k)
+                   for k in range(n_sizes) for r in lesson]
+    return doc

@@ -94,12 +94,46 @@ class Compare(unittest.TestCase):
         self.assertEqual(out.returncode, 2)
         self.assertIn(str(bad), out.stderr)
 
+    def test_zero_times_are_refused_not_passed_as_faster(self):
+        doc = self.uncontrolled()
+        for value in (0.0, -0.5):
+            zero = json.loads(json.dumps(doc))
+            row = next(r for r in zero["rows"] if r["backend"] == "cuda")
+            row["samples_ms"] = [value] * len(row["samples_ms"])
+            bad = self.write("zero.json", zero)
+            for args in ((self.write("a.json", doc), bad), (bad, self.write("a.json", doc))):
+                out = compare(*args)
+                self.assertEqual(out.returncode, 2, out.stdout + out.stderr)
+                self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
+                self.assertIn(str(bad), out.stderr)
+                self.assertNotIn("Traceback", out.stderr)
+
+    def test_thresholds_must_be_finite_and_above_one(self):
+        path = self.write("a.json", self.uncontrolled())
+        for bad in ("nan", "inf", "1e400", "-inf", "1", "0.9", "abc"):
+            out = compare(path, path, "--threshold", bad)
+            self.assertEqual(out.returncode, 2, bad)
+            self.assertIn("--threshold", out.stderr, bad)
+        self.assertEqual(compare(path, path, "--threshold", "1.5").returncode, 0)
+
+    def test_an_incomplete_run_is_compared_with_a_one_line_warning(self):
+        doc = self.uncontrolled()
+        cut = json.loads(json.dumps(doc), object_hook=None)
+        cut["incomplete"] = {"error": "cannot write runs/: disk full"}
+        cut["rows"] = cut["rows"][: len(cut["rows"]) // 2]
+        out = compare(self.write("a.json", doc), self.write("cut.json", cut))
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        warning, = out.stderr.strip().splitlines()
+        self.assertIn("B", warning)
+        self.assertIn("cut.json) is incomplete", warning)
+        self.assertIn("disk full", warning)
+
     def test_missing_controls_are_said_in_one_line(self):
         controlled = self.gpu_run()
         out = compare(self.write("a.json", self.uncontrolled()), self.write("b.json", controlled))
         said = [line for line in out.stdout.splitlines() if line.startswith("A/A controls:")]
-        self.assertEqual(said, ["A/A controls: A has none (a run from before issue 10, or of one toolchain), so no "
-                                "verdict is checked against an A/A pair."])
+        self.assertEqual(said, ["A/A controls: A has none (a run made before the study's controls, or of one "
+                                "toolchain), so no verdict is checked against an A/A pair."])
         both = compare(self.write("c.json", controlled), self.write("d.json", controlled))
         self.assertNotIn("A/A controls:", both.stdout)
 

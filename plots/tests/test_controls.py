@@ -1,6 +1,7 @@
-"""Issue 10's controls in the reports, on planted SYNTHETIC runs (written to temp, never data/): the version
-report gives a verdict only where the A/A pair is the same; superseded runs feed no report; the placement
-report finds the planted best and worst offsets; hot and cold pair by case."""
+"""The study's controls in the reports, on planted SYNTHETIC runs (written to temp, never data/): the version
+report gives a verdict only where the A/A pair is the same; the paper reads only the runs its manifest names,
+never an incomplete, superseded or uncontrolled one; the placement report finds the planted best and worst
+offsets; hot and cold pair by case."""
 import csv
 import pathlib
 import tempfile
@@ -8,10 +9,10 @@ import unittest
 
 from plots import hotcold, lesson, placement, selection, stats, versions
 from plots.published import load_published
-from plots.results import ResultError, Run, is_controlled, load_run
+from plots.results import ResultError, Run
 from plots.tests import fixtures, synthetic
 
-UNCONTROLLED = "uncontrolled: each toolchain had its own bins buffer (issue 10)"
+UNCONTROLLED = "uncontrolled: each toolchain had its own bins buffer"
 
 
 def cpu_doc():
@@ -46,7 +47,7 @@ class VersionVerdicts(unittest.TestCase):
 
     def test_withheld_without_a_control(self):
         doc = synthetic.gpu_run(cpu_doc(), with_blocks=False, experiments=("lesson",))
-        doc["rows"] = [r for r in doc["rows"] if not (r["control_of"] and r["impl"] == "global")]
+        doc["rows"] = [r for r in doc["rows"] if not (r.get("control_of") and r["impl"] == "global")]
         self.assertEqual(found(Run("x.json", doc), "global", "uniform").verdict, stats.WITHHELD_NO_AA)
 
     def test_the_table_shows_the_a_a_pair_and_the_rule(self):
@@ -60,67 +61,111 @@ class VersionVerdicts(unittest.TestCase):
 
 
 class Selection(unittest.TestCase):
+    """The paper reads exactly the runs its manifest names, each checked against its role."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.cpu = cpu_doc()
+        self.runs = {"20990101T000000Z_a.json": synthetic.gpu_run(self.cpu, with_blocks=False),
+                     "20990102T000000Z_b.json": synthetic.placement_run(self.cpu),
+                     "20990103T000000Z_c.json": synthetic.cache_run(self.cpu, "hot"),
+                     "20990104T000000Z_d.json": synthetic.cache_run(self.cpu, "cold"),
+                     "20990105T000000Z_e.json": self.cpu}
 
     def tearDown(self):
         self.tmp.cleanup()
 
-    def data(self, runs, superseded=None):
-        data = fixtures.data_dir(self.tmp.name, runs)
+    def data(self, runs, manifest, superseded=None):
+        data = fixtures.data_dir(tempfile.mkdtemp(dir=self.tmp.name), runs, manifest=manifest)
         if superseded is not None:
             with (data / "runs" / selection.SUPERSEDED_FILE).open("w", newline="") as f:
                 csv.writer(f).writerows([selection.SUPERSEDED_COLUMNS] + superseded)
-        return data / "runs"
+        return data
 
-    def test_superseded_and_uncontrolled_runs_feed_no_report(self):
-        old = synthetic.gpu_run(self.cpu, with_blocks=False, controlled=False)
-        runs = {"20990101T000000Z_old.json": old, "20990102T000000Z_unlisted.json": old,
-                "20990103T000000Z_cpu.json": self.cpu}
-        sel = selection.load(self.data(runs, [("20990101T000000Z_old.json", UNCONTROLLED)]), "data/runs/")
-        self.assertEqual(sel.superseded, {"data/runs/20990101T000000Z_old.json": UNCONTROLLED})
-        for pick in (sel.version, sel.placement, sel.perf, sel.hot):
-            self.assertIsNone(pick)
-        self.assertEqual(sel.versions, [])
-        self.assertEqual(sel.lesson.path, "data/runs/20990103T000000Z_cpu.json")   # CPU runs stay usable
-        self.assertEqual(sel.sweep.path, "data/runs/20990103T000000Z_cpu.json")
-        self.assertEqual([r.path for r in sel.former_versions], ["data/runs/20990101T000000Z_old.json"])
-        self.assertEqual([r.path for r in sel.unlisted_uncontrolled()], ["data/runs/20990102T000000Z_unlisted.json"])
-        self.assertIn("not listed in superseded.csv", sel.unusable()["data/runs/20990102T000000Z_unlisted.json"])
-        self.assertTrue(sel.reasons()["versions"].startswith(selection.NOT_YET))
+    def rejected(self, runs, manifest, *words, superseded=None):
+        with self.assertRaises(ResultError) as caught:
+            selection.load(self.data(runs, manifest, superseded), "data/")
+        for word in words:
+            self.assertIn(word, str(caught.exception))
 
-    def test_controlled_runs_are_picked_by_content(self):
-        runs = {"20990101T000000Z_a.json": synthetic.gpu_run(self.cpu, with_blocks=False),
-                "20990102T000000Z_b.json": synthetic.placement_run(self.cpu),
-                "20990103T000000Z_c.json": synthetic.cache_run(self.cpu, "hot"),
-                "20990104T000000Z_d.json": synthetic.cache_run(self.cpu, "cold"),
-                "20990105T000000Z_e.json": self.cpu}
-        sel = selection.load(self.data(runs), "")
-        self.assertEqual(sel.superseded, {})      # no csv: nothing superseded
+    def test_the_runs_named_and_only_those(self):
+        manifest = [("20990101T000000Z_a.json", "lesson", "why a"), ("20990101T000000Z_a.json", "versions", "why"),
+                    ("20990102T000000Z_b.json", "placement", "why b"), ("20990103T000000Z_c.json", "hot", "why c"),
+                    ("20990104T000000Z_d.json", "cold", "why d")]
+        runs = dict(self.runs, **{"20990199T000000Z_newer.json": synthetic.gpu_run(self.cpu, with_blocks=False)})
+        sel = selection.load(self.data(runs, manifest), "data/")
         self.assertEqual([pathlib.Path(r.path).name for r in (sel.lesson, sel.version, sel.placement, sel.hot,
                                                                sel.cold)],
                          ["20990101T000000Z_a.json"] * 2 + [f"2099010{i}T000000Z_{n}.json" for i, n in
                                                              ((2, "b"), (3, "c"), (4, "d"))])
+        self.assertNotIn("data/runs/20990199T000000Z_newer.json", [r.path for r in sel.runs])
+        self.assertEqual(sel.why[("data/runs/20990102T000000Z_b.json", "placement")], "why b")
+        self.assertTrue(sel.missing("perf").startswith("not measured yet: data/paper-runs.csv names no run"))
 
-    def test_a_malformed_or_stale_csv_is_named(self):
+    def test_files_that_are_no_run_are_ignored_unless_named(self):
+        data = self.data(self.runs, [("20990101T000000Z_a.json", "lesson", "why")])
+        (data / "runs" / "20990106T000000Z_broken.json").write_text('{"format": "histostudy-result", "sch')
+        self.assertEqual(len(selection.load(data, "data/").runs), 1)
+        with (data / selection.MANIFEST_FILE).open("a") as f:
+            f.write("20990106T000000Z_broken.json,sweep,x\n")
         with self.assertRaises(ResultError) as caught:
-            selection.load(self.data({"20990101T000000Z_cpu.json": self.cpu}, [("gone.json", "x")]), "data/runs/")
-        self.assertIn("lists data/runs/gone.json", str(caught.exception))
-        path = pathlib.Path(self.tmp.name) / "data" / "runs" / selection.SUPERSEDED_FILE
-        path.write_text("name,why\n")
+            selection.load(data, "data/")
+        self.assertIn("data/runs/20990106T000000Z_broken.json", str(caught.exception))
+
+    def test_a_run_that_does_not_fit_its_role_is_named(self):
+        self.rejected(self.runs, [("20990105T000000Z_e.json", "placement", "x")],
+                      "data/paper-runs.csv, line 2", "cannot be the placement run: it holds no GPU placement rows")
+        self.rejected(self.runs, [("20990101T000000Z_a.json", "lesson", "x"), ("20990101T000000Z_a.json", "lesson", "")],
+                      "line 3", "named twice as lesson")
+        self.rejected(self.runs, [("20990101T000000Z_a.json", "favourite", "x")], "unknown role 'favourite'")
+        self.rejected(self.runs, [("gone.json", "lesson", "x")], "data/runs/gone.json", "cannot read")
+        hot_other = dict(self.runs, **{"20990107T000000Z_f.json": synthetic.placement_run(self.cpu)})
+        self.rejected(hot_other, [("20990103T000000Z_c.json", "hot", "x"), ("20990107T000000Z_f.json", "cold", "x")],
+                      "holds none of the cases of the hot run 20990103T000000Z_c.json")
+
+    def test_incomplete_superseded_and_uncontrolled_runs_never_feed_the_paper(self):
+        incomplete = dict(self.runs["20990101T000000Z_a.json"], incomplete={"error": "disk full"})
+        old = synthetic.gpu_run(self.cpu, with_blocks=False, controlled=False)
+        runs = dict(self.runs, **{"20990108T000000Z_cut.json": incomplete, "20990109T000000Z_old.json": old})
+        self.rejected(runs, [("20990108T000000Z_cut.json", "lesson", "x")], "it is incomplete", "disk full",
+                      "never feeds the paper")
+        self.rejected(runs, [("20990109T000000Z_old.json", "lesson", "x")], "lack the study's controls")
+        self.rejected(runs, [("20990109T000000Z_old.json", "lesson", "x")], "is superseded (uncontrolled",
+                      superseded=[("20990109T000000Z_old.json", UNCONTROLLED)])
+
+    def test_a_malformed_or_stale_superseded_csv_is_named(self):
+        self.rejected(self.runs, [], "lists gone.json", superseded=[("gone.json", "x")])
+        data = self.data(self.runs, [])
+        (data / "runs" / selection.SUPERSEDED_FILE).write_text("name,why\n")
         with self.assertRaises(ResultError) as caught:
-            selection.load(path.parent, "data/runs/")
+            selection.load(data, "data/")
         self.assertIn("data/runs/superseded.csv: the columns must be file,reason", str(caught.exception))
 
-    def test_the_committed_csv_lists_every_uncontrolled_gpu_run(self):
-        listed = selection.load_superseded(fixtures.RUNS)
-        for path in sorted(fixtures.RUNS.glob("*.json")):
-            run = load_run(path)
-            if run.has_gpu_rows() and not is_controlled(run):
-                self.assertEqual(listed.get(path.name), UNCONTROLLED, path.name)
-            if not run.has_gpu_rows():
-                self.assertNotIn(path.name, listed, "a CPU-only run is not superseded")
+    def test_the_committed_manifest_fills_every_role(self):
+        sel = selection.load(fixtures.DATA, "data/")   # loading checks each run against its role
+        self.assertEqual(set(sel.roles), set(selection.ROLES))
+
+
+class ByContent(unittest.TestCase):
+    """A user's own runs: each role's newest fitting run; incomplete and uncontrolled ones left out, said why."""
+
+    def test_newest_by_name_with_numbered_names_of_one_second(self):
+        cpu = cpu_doc()
+        names = ["20990101T000000Z_x.json", "20990101T000000Z_x-002.json", "20990101T000000Z_x-010.json"]
+        runs = [Run(name, synthetic.placement_run(cpu)) for name in reversed(names)]
+        self.assertEqual(selection.by_content(runs).placement.path, "20990101T000000Z_x-010.json")
+
+    def test_incomplete_and_uncontrolled_runs_are_left_out_and_named(self):
+        cpu = cpu_doc()
+        good = synthetic.gpu_run(cpu, with_blocks=False)
+        runs = [Run("20990101T000000Z_good.json", good),
+                Run("20990102T000000Z_cut.json", dict(good, incomplete={"error": "killed"})),
+                Run("20990103T000000Z_old.json", synthetic.gpu_run(cpu, with_blocks=False, controlled=False))]
+        sel = selection.by_content(runs, "your runs")
+        self.assertEqual(sel.lesson.path, "20990101T000000Z_good.json")
+        self.assertIn("incomplete: the run stopped on an error (killed)", sel.left_out["20990102T000000Z_cut.json"])
+        self.assertIn("lack the study's controls", sel.left_out["20990103T000000Z_old.json"])
+        self.assertEqual(sel.missing("perf"), "not measured in these runs: none of your runs holds GPU perf rows.")
 
 
 class Placement(unittest.TestCase):
@@ -154,7 +199,7 @@ class Placement(unittest.TestCase):
         self.assertEqual((s.best, s.worst, s.spread), (0, 0, 1.0))
 
     def test_no_run_says_not_measured_yet(self):
-        table, = placement.placement_tables(None, selection.Selection([]).reasons()["placement"])
+        table, = placement.placement_tables(None, selection.Selection({}).missing("placement"))
         self.assertIn("not measured yet", table.markdown())
 
     def test_the_lesson_table_shows_global_at_the_best_and_worst_placement(self):
@@ -180,31 +225,6 @@ class HotCold(unittest.TestCase):
         self.assertIn("| 0.800x |", rows[0])
         self.assertIn("| 67,109,475 | no |", rows[2])
         self.assertIn("62,914,560 bytes, 60.0 MiB", table)
-
-
-class FormerFinding(unittest.TestCase):
-    def test_the_earlier_ratio_is_read_from_the_superseded_run_and_checked_under_the_controls(self):
-        from plots.tests.test_make_all import build
-        cpu = cpu_doc()
-        old = synthetic.gpu_run(cpu, with_blocks=False, controlled=False, experiments=("lesson",))
-        for row in old["rows"]:   # the accident: one toolchain's bins lay at a fast place
-            if (row["impl"], row["input"], row["toolchain"]) == ("global", "uniform", "nvrtc 12.6.85"):
-                row["samples_ms"] = [x / 2 for x in row["samples_ms"]]
-        with tempfile.TemporaryDirectory() as tmp:
-            data = fixtures.data_dir(tmp, {"20990101T000000Z_old.json": old,
-                                           "20990102T000000Z_new.json": synthetic.gpu_run(cpu, with_blocks=False),
-                                           "20990103T000000Z_placement.json": synthetic.placement_run(cpu)})
-            (data / "runs" / selection.SUPERSEDED_FILE).write_text(
-                f"file,reason\n20990101T000000Z_old.json,{UNCONTROLLED}\n")
-            build(data, pathlib.Path(tmp) / "paper")
-            paper = (pathlib.Path(tmp) / "paper" / "paper.md").read_text()
-            versions_md = (pathlib.Path(tmp) / "paper" / "tables" / "versions.md").read_text()
-        earlier = versions.headline(Run("old.json", old)).ab.ratio
-        self.assertAlmostEqual(earlier, 2.0, delta=0.05)
-        self.assertIn(f"**The earlier {earlier:.2f}x.**", paper)
-        self.assertIn("superseded nvrtc 12.6.85 time lies within 1.05x of its medians at offsets 512, 1,536", paper)
-        self.assertIn("; the difference vanished.", paper)
-        self.assertNotIn("20990101T000000Z_old", versions_md)   # no version table reads the superseded run
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""plots/perf.py: issue 6's threshold verdicts on small SYNTHETIC perf runs,
+"""plots/perf.py: the performance targets' verdicts on small SYNTHETIC perf runs,
 written to temporary directories (never data/) and read back through the schema."""
 import copy
 import pathlib
@@ -31,7 +31,7 @@ def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=p
 
 
 def _attach_floors(rows):
-    """Floors attached, and issue 10's records on the GPU rows, as a controlled run has them."""
+    """Floors attached, and the controls' records on the GPU rows, as a controlled run has them."""
     for row in rows:
         floor = next(f for f in rows if f["impl"] == row["floor_impl"] and f["input"] == row["input"])
         row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"]
@@ -72,7 +72,7 @@ def verdicts(run):
 
 
 class RequiredPct(unittest.TestCase):
-    def test_issue_6_thresholds_per_input(self):
+    def test_targets_per_input(self):
         self.assertEqual(perf.required_pct("uniform"), 75.0)
         self.assertEqual(perf.required_pct("lesson_english"), 95.0)
         self.assertEqual(perf.required_pct("one_byte"), 95.0)
@@ -80,7 +80,7 @@ class RequiredPct(unittest.TestCase):
         self.assertEqual(perf.required_pct("distinct_1"), 95.0)
         self.assertEqual(perf.required_pct("distinct_64"), 75.0)
         self.assertEqual(perf.required_pct("distinct_256"), 75.0)
-        self.assertIsNone(perf.required_pct("distinct_48"))   # the issue sets none between 32 and 64
+        self.assertIsNone(perf.required_pct("distinct_48"))   # the study sets none between 32 and 64
         self.assertIsNone(perf.required_pct("/tmp/some.bin"))
 
 
@@ -196,12 +196,13 @@ class Verdicts(unittest.TestCase):
         data = fixtures.data_dir(self.tmp.name, runs)
         out = pathlib.Path(self.tmp.name) / "paper"
         build(data, out)
-        table = (out / "tables" / "perf.md").read_text()
-        self.assertIn("| >= 95% of floor | distinct_32 | 90.0% | 95% | not met |", table)
-        self.assertIn("| >= 1.5x cub | uniform | 1.60x | 1.5x | met |", table)
-        self.assertIn("All thresholds: not met.", table)
-        self.assertIn("data/runs/20990102T000000Z_perf.json", table.splitlines()[0])
-        self.assertIn("the issue's GPU requirement is **not met**", (out / "paper.md").read_text())
+        report = (out / "reports" / "performance.md").read_text()
+        self.assertIn("| >= 95% of floor | distinct_32 | 90.0% | 95% | not met |", report)
+        self.assertIn("| >= 1.5x cub | uniform | 1.60x | 1.5x | met |", report)
+        self.assertIn("All targets: not met.", report)
+        self.assertIn("data/runs/20990102T000000Z_perf.json", report.splitlines()[0])
+        self.assertIn("checks are met: **not met** on this run", report)
+        self.assertTrue((out / "figures" / "perf-wide.svg").exists())
 
 
 if __name__ == "__main__":

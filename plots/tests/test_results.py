@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 from plots import codegen, make_all
-from plots.results import ResultError, Run, load_run
+from plots.results import ResultError, Run, first_nonpositive_time, load_run, load_runs, run_order_key
 from plots.tests import fixtures, synthetic
 
 
@@ -72,8 +72,39 @@ class Malformed(unittest.TestCase):
     def test_missing_file(self):
         self.assert_rejected(pathlib.Path(self.dir.name) / "absent.json", "cannot read")
 
+    def test_zero_or_negative_times_are_bad_input(self):
+        for where, value in (("samples_ms", [0.0, 1.0, 1.0]), ("summary_ms", None), ("lesson_mean_ms", -1.0)):
+            doc = json.loads(json.dumps(self.doc))
+            row = doc["rows"][2]
+            if where == "summary_ms":
+                row["summary_ms"]["median"] = 0.0
+            else:
+                row[where] = value
+            self.assertIsNotNone(first_nonpositive_time(doc), where)   # the reader's own check, whatever the schema
+            self.assert_rejected(self.write(f"{where}.json", json.dumps(doc)), "rows[2]")   # by the schema or the reader
+        self.assertIsNone(first_nonpositive_time(self.doc))
+
+    def test_an_incomplete_run_loads_and_says_so(self):
+        self.doc["incomplete"] = {"error": "cannot write: disk full"}
+        run = load_run(self.write("cut.json", json.dumps(self.doc)))
+        self.assertEqual(run.incomplete, "cannot write: disk full")
+        self.assertIsNone(load_run(self.write("whole.json", json.dumps(fixtures.real_run_doc()))).incomplete)
+
+    def test_runs_are_ordered_oldest_first_with_numbered_names(self):
+        names = ["20990101T000001Z_x-010.json", "20990101T000000Z_x.json", "20990101T000001Z_x.json",
+                 "20990101T000001Z_x-002.json", "20990101T000001Z_x-003.json"]
+        self.assertEqual(sorted(names, key=run_order_key),
+                         ["20990101T000000Z_x.json", "20990101T000001Z_x.json", "20990101T000001Z_x-002.json",
+                          "20990101T000001Z_x-003.json", "20990101T000001Z_x-010.json"])
+        self.assertLess(run_order_key("20990101T000000Z_nvcc-13.0.88.json"),
+                        run_order_key("20990101T000000Z_nvcc-13.0.88-002.json"))
+        paths = [self.write(n, json.dumps(self.doc)) for n in names]
+        self.assertEqual([pathlib.Path(r.path).name for r in load_runs(paths)][-1], "20990101T000001Z_x-010.json")
+
     def test_make_all_stops_and_names_the_file(self):
-        data = fixtures.data_dir(self.dir.name, {"20990101T000000Z_ok.json": self.doc})
+        data = fixtures.data_dir(self.dir.name, {"20990101T000000Z_ok.json": self.doc},
+                                 manifest=[("20990101T000000Z_ok.json", "cpu", "x"),
+                                           ("20990102T000000Z_broken.json", "cpu", "x")])
         (data / "runs" / "20990102T000000Z_broken.json").write_text('{"format": "histostudy-result", "schema_')
         err = io.StringIO()
         with contextlib.redirect_stderr(err):

@@ -1,0 +1,76 @@
+"""Your own appendix: your runs made into the study's appendix, your GPU beside the lesson's T4 and the study's.
+
+    python3 -m plots.own_appendix [RUN.json ...] [-o DIR]      (./dev appendix)
+
+RUN.json: result files of `./dev study` (default: every one in runs/, where it writes them). Each report takes
+the newest of them that fits it; incomplete runs and runs without the study's controls are left out, each
+named on stderr. The study's own runs (data/paper-runs.csv) stand beside yours in the lesson table, the sweep
+and the claims. Written to DIR (default runs/appendix/): appendix.md, appendix.tex, tables/, figures/ and
+reports/, as ./dev paper writes paper/. DIR may not be paper/ or inside it: the committed paper is never
+touched. Exit status 2 for unusable files or arguments, 0 otherwise.
+"""
+import argparse
+import os
+import pathlib
+import sys
+
+from plots import appendix, codegen, make_all, selection
+from plots.published import load_published
+from plots.results import ResultError, load_run
+
+REPO = make_all.REPO
+USER_RUNS = REPO / "runs"
+COMMAND = "./dev appendix (plots/own_appendix.py)"
+
+
+def inside(path, folder):
+    path, folder = path.resolve(), folder.resolve()
+    return path == folder or folder in path.parents
+
+
+def link(target, out_dir):
+    """A relative link from out_dir to a file of the repository."""
+    return os.path.relpath(target, out_dir).replace(os.sep, "/")
+
+
+def study_of(runs, out_dir):
+    """Your runs, chosen by content, with the study's beside them."""
+    data = REPO / "data"
+    return appendix.Study(selection.by_content(runs, "your runs"), load_published(data / "published", "data/published/"),
+                          codegen.load_audit(data / "codegen", "data/codegen/"), beside=selection.load(data, "data/"),
+                          paper_link=f"[the study's appendix]({link(REPO / 'paper' / 'appendix.md', out_dir)})",
+                          spec_link=link(REPO / "docs" / "study-spec.md", out_dir), releases=make_all.releases(data))
+
+
+def run_paths(given):
+    if given:
+        return [pathlib.Path(p) for p in given]
+    return sorted(USER_RUNS.glob("*.json"))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m plots.own_appendix", description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="*", help="result files (default: every runs/*.json)")
+    parser.add_argument("-o", "--out", type=pathlib.Path, default=USER_RUNS / "appendix",
+                        help="where to write (default: runs/appendix/)")
+    args = parser.parse_args(argv)
+    if inside(args.out, REPO / "paper"):
+        parser.error(f"{args.out} is the committed paper: write your appendix elsewhere")
+    paths = run_paths(args.runs)
+    if not paths:
+        parser.error("no result files given and none in runs/: run ./dev study first")
+    try:
+        runs = [load_run(p) for p in paths]
+        study = study_of(runs, args.out)
+        written = make_all.write_paper(study, args.out, COMMAND, make_all.data_files(study, "data/published/"))
+    except ResultError as e:
+        print(f"own_appendix: {e}", file=sys.stderr)
+        return 2
+    for path, why in study.sel.left_out.items():
+        print(f"own_appendix: left out {path}: {why}", file=sys.stderr)
+    print(f"own_appendix: wrote {len(written)} files under {args.out} ({args.out / 'appendix.md'})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

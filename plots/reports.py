@@ -1,0 +1,401 @@
+"""paper/reports/*.md: everything the appendix leaves out, in full, linked from it.
+
+Each report is a list of blocks (plots/document.py) computed from the runs the selection names; every number
+in the prose is computed here. A report whose runs are absent says why, in the selection's words.
+"""
+from plots import claims, history, hotcold, lesson, perf, placement, stats, sweep, versions
+from plots import table as fmt
+from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
+from plots.environment import commit_line, flatten, show, summary
+from plots.figures import PerfBars
+from plots.results import kernel_label, sampling_words
+from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode
+from plots.table import Table, value_range
+
+NOT_HERE = "not measurable here"
+BACK = "Part of [the appendix](../appendix.md)."
+
+
+def _page(title, *parts):
+    return [Heading(title, 1), Para(BACK)] + [b for part in parts for b in part]
+
+
+def _tables(tables):
+    return [TableBlock(t) for t in tables]
+
+
+def _ratio(a, b):
+    return a / b if a and b else None
+
+
+# ---- the lesson in full ----
+
+def lesson_report(study):
+    sel = study.sel
+    if sel.lesson is None:
+        return _page("The lesson's tables in full", [Para(study.missing("lesson"))])
+    others = [run for run in sel.cpu_runs if run is not sel.lesson]
+    return _page("The lesson's tables in full",
+                 [Para(f"Every toolchain of `{sel.lesson.path}`, its CPU too, then the other CPUs recorded; for GPU "
+                       "toolchains the baseline at the placement run's best and worst bins offsets, the floor rows, "
+                       "the declared global atomic updates and the lesson's partitioned exercise.")],
+                 _tables(lesson.lesson_tables(sel.lesson, study.published, sel.placement)),
+                 *(_tables(lesson.lesson_tables(run, study.published)) for run in others))
+
+
+# ---- versions in full ----
+
+def _verdict_counts(found):
+    verdicts = (stats.SLOWER, stats.FASTER, stats.SAME, stats.AMBIGUOUS, stats.WITHHELD_AA, stats.WITHHELD_NO_AA)
+    return {v: sum(c.verdict == v for c in found) for v in verdicts}
+
+
+def pair_prose(run, base_tc, new_tc):
+    found = versions.comparisons(run, base_tc, new_tc)
+    n = _verdict_counts(found)
+    text = (f"{new_tc} against {base_tc} (`{run.path}`; A/A: {versions.aa_label(run) or 'none'}): of {len(found)} "
+            f"lesson rows, {n[stats.SLOWER]} are slower, {n[stats.FASTER]} faster, {n[stats.SAME]} the same within "
+            f"{stats.DEFAULT_BAND:.2f}x and {n[stats.AMBIGUOUS]} ambiguous; the verdict is withheld on "
+            f"{n[stats.WITHHELD_AA]} where the A/A pair is not the same and on {n[stats.WITHHELD_NO_AA]} where "
+            "there is none.")
+    headline = next((c for c in found if (c.base["impl"], c.base["input"]) == versions.HEADLINE), None)
+    if headline:
+        c = headline
+        aa = f"A/A {fmt.ratio(c.aa.ratio, 3)} ({fmt.interval(c.aa.ci_low, c.aa.ci_high)})" if c.aa else "no A/A pair"
+        text += (f" {versions.HEADLINE[0]} on {versions.HEADLINE[1]}: {fmt.ms(c.ab.base_median)} ms against "
+                 f"{fmt.ms(c.ab.new_median)} ms, A/B {fmt.ratio(c.ab.ratio, 3)} ({stats.CONFIDENCE:.0%} CI "
+                 f"{fmt.interval(c.ab.ci_low, c.ab.ci_high)}), {aa}: {c.verdict}.")
+    return text
+
+
+def versions_report(study):
+    sel = study.sel
+    intro = [Para("A verdict stands only where the A/A pair (a toolchain against its own repeat, same kernel and "
+                  "input, same run) is the same: the rule is under each table. What each toolchain made of each "
+                  "kernel: [the codegen report](codegen.md).")]
+    prose = [Para(pair_prose(run, a, b)) for run in sel.versions for a, b in versions.pairs_in(run)]
+    return _page("CUDA versions compared, in full", intro, prose or [Para(study.missing("versions"))],
+                 _tables(versions.version_tables(sel.versions, study.published, study.audit,
+                                                 study.missing("versions"))))
+
+
+def codegen_report(study):
+    tables = versions.codegen_tables(study.audit)
+    return _page("What each toolchain made of each kernel",
+                 [Para(f"The codegen audit (`tools/codegen_audit.py`, no GPU needed): {study.audit.describe()}. Per "
+                       "pair of toolchains, per arch and kernel, the metrics that differ (registers, shared "
+                       "memory, spills, SASS instruction and opcode counts of the whole kernel and of its hot "
+                       "loop), or that the code is identical.")], _tables(tables))
+
+
+# ---- placement and hot/cold in full ----
+
+def _effect_sentence(e):
+    showing = e.showing()
+    best, worst = e.agreed("best"), e.agreed("worst")
+    if best is not None and worst is not None:
+        fastest, slowest = ([s.medians()[getattr(s, end)] for s in showing] for end in ("best", "worst"))
+        where = (f"fastest with the bins at {e.where(best)} ({value_range(fastest, 3, ' ms')}), "
+                 f"slowest at {e.where(worst)} ({value_range(slowest, 3, ' ms')})")
+    else:
+        where = "; ".join(f"{s.toolchain} fastest at {s.best:,} ({fmt.ms(s.medians()[s.best])} ms), slowest at "
+                          f"{s.worst:,} ({fmt.ms(s.medians()[s.worst])} ms)" for s in showing)
+    period = e.period()
+    repeats = f"a period of {period:,} bytes" if period else "periods " + ", ".join(
+        "none within the sweep" if p is None else f"{p:,} bytes" for p in e.periods())
+    who = f"all {len(e.series)} toolchains show it, the A/A control included" if len(showing) == len(e.series) \
+        else f"{len(showing)} of {len(e.series)} toolchains show it ({', '.join(s.toolchain for s in showing)})"
+    return (f"{e.kernel} on {e.input}: {where}, worst over best "
+            f"{value_range([s.spread for s in showing], 2, 'x')}, {repeats}; {who}.")
+
+
+def _flat_words(found):
+    """'per_block and cub on every input; global on one_byte': the kernel x inputs without an effect."""
+    inputs = list(dict.fromkeys(e.input for e in found))
+    flat = {}
+    for e in found:
+        if not e.shown():
+            flat.setdefault(e.kernel, []).append(e.input)
+    everywhere = [k for k, on in flat.items() if len(on) == len(inputs)]
+    parts = [f"{', '.join(everywhere)} on every input"] if everywhere else []
+    parts += [f"{k} on {', '.join(on)}" for k, on in flat.items() if k not in everywhere]
+    return "; ".join(parts)
+
+
+def _conjecture(run, e):
+    step = placement.sweep_step(placement.offsets_of(run))
+    size = placement.bins_bytes(run, e.kernel)
+    bits = size * 8 // placement.BINS
+    found = e.period()
+    period = ""
+    if found:
+        period = (f" The period, {found:,} bytes, equals the bins' size: what matters is where the bins start "
+                  f"within a {found:,}-byte window." if found == size else
+                  f" The period, {found:,} bytes, is {found / size:g} times the bins' size.")
+    return (f"What is conjecture: {e.kernel}'s bins are {placement.BINS} counters of {bits} bits, {size:,} bytes, "
+            f"so {size // step} lines of {step} bytes (the sweep's step, an L2 cache line).{period} One explanation, "
+            "which this study does not test: the L2 is built of slices, grouped in partitions, each slice with its "
+            "own atomic units, and an address hash picks each line's slice; at some offsets the bins' "
+            f"{size // step} lines may fall on fewer slices, or on a farther partition, so the atomics of every SM "
+            "queue behind fewer units. The study records no slice mapping and no per-slice counters, so that "
+            "mechanism stays a conjecture; only the offsets and times above are measured.")
+
+
+def placement_prose(run):
+    offsets, found = placement.offsets_of(run), placement.effects(run)
+    rows = placement.placement_rows(run)
+    inputs = list(dict.fromkeys(r["input"] for r in rows))
+    toolchains = list(dict.fromkeys(r["toolchain"] for r in rows))
+    paras = [f"`{run.path}` placed the bins of every kernel that counts at {len(offsets)} offsets, {offsets[0]:,} to "
+             f"{offsets[-1]:,} bytes past a 2 MiB boundary in steps of {placement.sweep_step(offsets):,} bytes, on "
+             f"{', '.join(inputs)} at {rows[0]['size']:,} bytes, under {', '.join(toolchains)}; "
+             f"{sampling_words(rows)}."]
+    shown = [e for e in found if e.shown()]
+    none = f"no kernel's worst median exceeds its best by more than {stats.DEFAULT_BAND:.2f}x."
+    text = "What is measured: " + (" ".join(_effect_sentence(e) for e in shown) if shown else none)
+    flat = [s.spread for e in found if not e.shown() for s in e.series]
+    if flat:
+        text += (f" Within {stats.DEFAULT_BAND:.2f}x of their best at every offset, under every toolchain (worst "
+                 f"over best at most {fmt.ratio(max(flat), 2)}): {_flat_words(found)}.")
+    paras.append(text)
+    if shown:
+        paras.append(_conjecture(run, max(shown, key=lambda e: max(s.spread for s in e.series))))
+    return [Para(p) for p in paras]
+
+
+def hotcold_prose(study):
+    sel = study.sel
+    hot, cold = sel.hot, sel.cold
+    if not (hot and cold):
+        return f"Hot against cold samples: {study.missing('hot' if hot is None else 'cold')}"
+    pairs = hotcold.cache_pairs(hot, cold)
+    l2 = hotcold.l2_bytes(hot, pairs)
+    modes = "; ".join(f"{what} `{run.path}` {cache_mode(run)}" for what, run in
+                      (("the lesson run", sel.lesson), ("the placement run", sel.placement)) if run)
+    if l2 is None:
+        return f"The GPU record holds no L2 size, so which sizes fit in it is {NOT_HERE}. Sampled: {modes}."
+    parts = []
+    for fits, where in ((True, "at the sizes that fit"), (False, "at the sizes beyond it")):
+        group = [p for p in pairs if hotcold.fits_l2(p.size, l2) == fits]
+        if group:
+            sizes = ", ".join(f"{s:,}" for s in sorted({p.size for p in group}))
+            ratios = [p.comparison.ratio for p in group]
+            parts.append(f"{where} ({sizes} bytes) the hot/cold ratio of medians is {value_range(ratios, 3, 'x')} "
+                         f"(median {fmt.ratio(stats.median(ratios), 3)})")
+    slower = list(dict.fromkeys(f"{kernel_label(p.hot)} at {p.size:,}" for p in pairs
+                                if p.comparison.verdict == stats.SLOWER))
+    exceptions = (f" Hot is slower than cold beyond {stats.DEFAULT_BAND:.2f}x on "
+                  f"{sum(p.comparison.verdict == stats.SLOWER for p in pairs)} of {len(pairs)} rows (kernel and "
+                  f"size, over the inputs: {', '.join(slower)})." if slower else "")
+    return (f"The GPU's L2 holds {l2:,} bytes ({hotcold.mib(l2)}), and hot samples are partly L2-resident where "
+            f"the input fits in it: {'; '.join(parts)} (`{hot.path}` hot, `{cold.path}` cold).{exceptions} The "
+            f"other GPU reports are sampled as their runs say ({modes or 'no lesson or placement run'}).")
+
+
+def placement_report(study):
+    run = study.sel.placement
+    where = (placement_prose(run) if run else [Para(f"Bins placement: {study.missing('placement')}")]) + \
+        _tables(placement.placement_tables(run, study.missing("placement")))
+    cache = [Heading("Hot and cold samples"),
+             Para("Cold samples follow a flush of the L2, so each run reads its input from DRAM (the study's "
+                  "default); hot samples run back to back."), Para(hotcold_prose(study)),
+             TableBlock(hotcold.hot_cold_table(study.sel.hot, study.sel.cold, study.missing("hot")))]
+    return _page("Where the bins lie, and hot against cold samples", where, cache)
+
+
+# ---- the sweep in full ----
+
+def sweep_report(study):
+    run, missing = study.sel.sweep, study.missing("sweep")
+    cpu = [t for t in (sweep.cpu_sweep_table(r) for r in study.sel.cpu_runs) if t]
+    return _page("The contention sweep in full",
+                 [TableBlock(sweep.textbook_layout_table(run, study.published, missing)),
+                  TableBlock(sweep.gpu_sweep_table(run, study.published, missing))], _tables(cpu))
+
+
+# ---- performance ----
+
+def perf_bars(view):
+    """The perf run's percent of the read floor per implementation and input, with the targets and ceilings."""
+    pcts = {impl: {i: view.pct(impl, i) for i in view.inputs} for impl in view.impls}
+    targets = [(need, f"target {need:g}% ({sum(perf.required_pct(i) == need for i in view.inputs)} inputs)")
+               for need in (perf.HIGH_PCT, perf.LOW_PCT)]
+    floor = view.floor_median()
+    levels = {}  # patterns whose ceilings agree to 0.1% of the floor share one line
+    for rate in view.shared_rates():
+        levels.setdefault(round(100 * rate["ceiling_gbps"] / floor, 1), []).append(rate.get("pattern", "?"))
+    ceilings = [(level, f"{' = '.join(p)} ceiling: {level:.1f}%") for level, p in levels.items()]
+    return PerfBars(view.inputs, view.impls, pcts, targets, ceilings, view.floor, fmt.size_words(view.size))
+
+
+def perf_gpu_prose(study):
+    run = study.sel.perf
+    if run is None:
+        return f"The GPU performance report: {study.missing('perf')}"
+    view = perf.PerfView(run)
+    s, b = perf.SUBJECT, perf.BASELINE
+    checks = perf.threshold_checks(view)
+    host = run.environment["host"]
+    text = (f"Environment: {perf.gpu_environment_line(view)}; host {host['cpu_model']} "
+            f"({host['logical_cores']} logical cores, {host['os']}); run file `{run.path}` (started "
+            f"{run.doc['started']}, commit {commit_line(run.doc['provenance'])}), {view.size:,} bytes per input, "
+            f"{len(view.inputs)} inputs, medians of per-run samples. ")
+    pcts = [view.pct(s, i) for i in view.inputs]
+    text += (f"`{s}` runs at {value_range(pcts, 1, '%')} of the read floor ({view.floor}, "
+             f"{value_range([view.gbps(view.floor, i) for i in view.inputs], 0, ' GB/s')}) over the inputs, and at "
+             f"{fmt.ratio(view.ratio(s, b, perf.CUB_RATIO_INPUT), 2)} `{b}`'s GB/s on {perf.CUB_RATIO_INPUT} bytes "
+             f"(`{b}` itself: {fmt.pct(view.pct(b, perf.CUB_RATIO_INPUT))} of the floor there, "
+             f"{value_range([view.pct(b, i) for i in view.inputs], 1, '%')} over the inputs). ")
+    groups = []
+    for need, unit in sorted({(c.required, c.unit) for c in checks}, reverse=True):
+        group = [c for c in checks if (c.required, c.unit) == (need, unit)]
+        worst = min((c for c in group if c.measured is not None), key=lambda c: c.measured, default=None)
+        label = f"{need:g}% of the floor" if unit == "pct" else f"{need:g}x `{b}`"
+        detail = f"lowest {perf.show(worst)} on {worst.input}" if worst else NOT_HERE
+        groups.append(f"{label} on {len(group)} input{'s' if len(group) > 1 else ''}: **{perf.overall(group)}** "
+                      f"({detail})")
+    met = sum(c.verdict == perf.MET for c in checks)
+    text += (f"The study's targets, checked on these figures: {'; '.join(groups)}. In all, {met} of {len(checks)} "
+             f"checks are met: **{perf.overall(checks)}** on this run.")
+    return text
+
+
+def small_prose(study):
+    races = perf.small_races(study.sel.lesson) if study.sel.lesson else []
+    if not races:
+        return f"`{perf.SUBJECT}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
+    s = perf.SUBJECT
+    first = sum(r.fastest for r in races)
+    sure = sum(r.comparison.verdict == stats.FASTER for r in races)
+    speedups = [1 / r.comparison.ratio for r in races]
+    rivals = sorted({r.rival["impl"] for r in races})
+    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{study.sel.lesson.path}`, "
+            f"{races[0].subject['toolchain']}), `{s}` has the lowest median time of every kernel that counts on "
+            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{perf.small_verdict(races)}**), "
+            f"{value_range(speedups, 2, 'x')} the next fastest ({', '.join(f'`{r}`' for r in rivals)}); the "
+            f"bootstrap interval of the ratio lies wholly below 1 on {sure} of them.")
+
+
+def ceilings_prose(study):
+    run = study.sel.perf
+    if run is None:
+        return None
+    view, s = perf.PerfView(run), perf.SUBJECT
+    rates = view.shared_rates()
+    if not rates:
+        return f"The run records no shared-memory microbenchmark: the kernels' share of the hardware is {NOT_HERE}."
+    floor = view.floor_median()
+    parts = [f"{r.get('pattern', '?')} {fmt.number(r.get('updates_per_clock_sm'), 2)} updates per clock per SM, a "
+             f"ceiling of {fmt.number(r['ceiling_gbps'], 0)} GB/s ({fmt.pct(100 * r['ceiling_gbps'] / floor)} of the "
+             f"floor's median), of which `{s}` reaches "
+             f"{value_range([100 * view.gbps(s, i) / r['ceiling_gbps'] for i in view.inputs], 1, '%')}"
+             for r in rates]
+    return (f"The shared-memory microbenchmark of the same run measured {'; '.join(parts)}. A design that spends "
+            "one shared update of a pattern per byte cannot pass that pattern's ceiling as measured; a kernel above "
+            "100% of one spends fewer than one such update per byte.")
+
+
+def cpu_run_prose(run):
+    view = perf.CpuView(run)
+    host = run.environment["host"]
+    f = perf.CPU_SUBJECT
+    margin = perf.cpu_margins(view)
+    confirmed = [i for i in view.inputs if view.compare("openmp_private", i)
+                 and view.compare("openmp_private", i).verdict == stats.FASTER]
+    text = (f"On {host['cpu_model']} ({host['logical_cores']} logical cores, {host['os']}), from `{run.path}` at "
+            f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
+            f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
+            f"`{view.floor}`), `openmp_private` at "
+            f"{value_range([view.gbps('openmp_private', i) for i in view.inputs], 2)} GB/s and the single-thread "
+            f"`reference` at {value_range([view.gbps('reference', i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
+            f"of both on every input, by medians: **{perf.cpu_verdict(view)}**")
+    if margin:
+        text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
+    return text + (f". The bootstrap interval puts `{f}` faster than `openmp_private` beyond the "
+                   f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs; on the others "
+                   "the samples cannot tell the lead from noise.")
+
+
+def performance_report(study):
+    sel = study.sel
+    cpu = [run for run in sel.cpu_runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)]
+    gpu = [Para(perf_gpu_prose(study)), Para(small_prose(study))]
+    if ceilings_prose(study):
+        gpu.append(Para(ceilings_prose(study)))
+    if sel.perf:
+        gpu.append(FigureBlock("perf", 1, "Each implementation's GB/s as a percent of the read floor's on the same "
+                                          "input in the same run, with the study's targets and the shared-memory "
+                                          "ceilings.", f"`{sel.perf.path}`"))
+    size = f" at {fmt.size_words(perf.PerfView(sel.perf).size)}" if sel.perf else ""
+    cpu_prose = [Para(cpu_run_prose(run)) for run in cpu] or [
+        Para(f"No run chosen holds CPU rows of `{perf.CPU_SUBJECT}`: the CPU comparison is {NOT_HERE}.")]
+    return _page("Performance engineering: how close to the read floor",
+                 [Para(f"The study's `perf` experiment times the fastest implementations{size} on every input "
+                       "beside the read floor of the same run, and records a microbenchmark of the GPU's "
+                       "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
+                       "verdicts computed from the run.")],
+                 gpu, [Heading("The CPU", 2)], cpu_prose,
+                 _tables(perf.perf_tables(sel.perf, sel.cpu_runs, sel.lesson, study.missing("perf"))))
+
+
+# ---- claims in full ----
+
+def claims_report(study):
+    envs, combined, each = claims.audit(study.all_runs(), study.published)
+    return _page("The course text's claims, in full",
+                 [Para("Each claim is a rule on the data (printed under its table), decided per environment (GPU, "
+                       "toolchain, driver) from every run and toolchain that measured it, and per published source. "
+                       "CPU toolchains are left out: every claim is about CUDA kernels.")],
+                 [TableBlock(claims.summary_table(envs, combined))], _tables(claims.claim_tables(envs, each)))
+
+
+# ---- environments in full ----
+
+def _role_lines(sel):
+    lines = []
+    for role, runs in sel.roles.items():
+        for run in runs:
+            lines.append(f"- {role} ({ROLES[role][0]}): `{run.path}`: {sel.why[(run.path, role)]}")
+    return lines
+
+
+def chosen_section(sel):
+    lines = [f"The runs this paper is built from, as {sel.source} names them (role: what the run must hold, and "
+             "why it was chosen):", ""] + _role_lines(sel)
+    lines += ["", f"Every other file in `data/runs/` is kept as recorded and read by no report; "
+                  f"`data/runs/{SUPERSEDED_FILE}` says why the earlier ones are out. A run that stopped on an error "
+                  "after measuring (marked incomplete) never feeds the paper."]
+    lines += [f"- left out: `{path}`: {why}" for path, why in sel.left_out.items()]
+    return Raw("\n".join(lines) + "\n")
+
+
+def full_record(run):
+    """Every recorded environment key, flattened, collapsed under the run's name."""
+    doc = {"environment": run.environment, "provenance": run.doc["provenance"], "timing": run.doc["timing"]}
+    rows = "\n".join(f"| `{k}` | {show(v).replace('|', '/')} |" for k, v in flatten(doc).items())
+    return Raw(f"<details><summary>{run.path}</summary>\n\n| key | value |\n| --- | --- |\n{rows}\n\n</details>\n")
+
+
+def environments_report(study):
+    runs = study.all_runs()
+    summaries = [TableBlock(Table(f"Environment: {run.name}", ["field", "value"], [list(p) for p in summary(run)],
+                                  [f"Command: `{' '.join(run.doc['provenance']['argv'])}`"], align="ll"))
+                 for run in runs]
+    return _page("The environments in full", [chosen_section(study.sel)], summaries,
+                 [Heading("Every recorded key", 2)], [full_record(run) for run in runs])
+
+
+def history_report(study):
+    """Every kernel x input x kind of code under every release: the release history in full."""
+    run = study.sel.first("history")
+    if not run:
+        return _page("The release history", [Para(f"Release history: {study.missing('history')}")])
+    model = history.history(run, study.audit, study.ptx or {})
+    return _page("The release history in full", [Para(history.__doc__.split("\n\n")[1].replace("\n", " "))],
+                 [TableBlock(history.history_table(run, model))])
+
+
+REPORTS = {"lesson": lesson_report, "versions": versions_report, "history": history_report,
+           "placement": placement_report,
+           "sweep": sweep_report, "performance": performance_report, "codegen": codegen_report,
+           "claims": claims_report, "environments": environments_report}
