@@ -72,16 +72,24 @@ std::string distrust(const nlohmann::json& build, const std::string& image) {
   return "";
 }
 
-// The builds this GPU runs: SASS for its own arch, and per toolchain the
-// newest PTX at or below it.
-std::vector<nlohmann::json> runnable(const nlohmann::json& manifest, int cc) {
+}  // namespace
+
+std::vector<nlohmann::json> plan_modules(const nlohmann::json& manifest, int cc, std::vector<std::string>& skipped) {
   std::vector<nlohmann::json> out;
   std::map<std::string, nlohmann::json> newest_ptx;
+  const std::string here = std::to_string(cc / 10) + "." + std::to_string(cc % 10);
   for (const auto& b : manifest["builds"]) {
     const std::string arch = b.value("arch", "");
     const bool sass = b.value("kind", "") == "sass";
     const int number = std::atoi(arch.substr(arch.find('_') + 1).c_str());
+    const std::string label = b.value("toolchain", "?") + " " + arch + (sass ? "" : " jit");
     if (sass && number == cc) out.push_back(b);
+    if (sass && number != cc)
+      skipped.push_back(label + ": skipped: SASS for " + arch + " does not run on this GPU (compute capability " +
+                        here + ")");
+    if (!sass && number > cc)
+      skipped.push_back(label + ": skipped: PTX for " + arch + " is newer than this GPU (compute capability " +
+                        here + ")");
     if (!sass && number <= cc) {
       auto& best = newest_ptx[b.value("toolchain", "")];
       if (best.is_null() || number > std::atoi(best.value("arch", "").substr(8).c_str())) best = b;
@@ -90,8 +98,6 @@ std::vector<nlohmann::json> runnable(const nlohmann::json& manifest, int cc) {
   for (auto& [toolchain, b] : newest_ptx) out.push_back(b);
   return out;
 }
-
-}  // namespace
 
 nlohmann::json write_modules(const std::vector<std::string>& specs, const std::vector<int>& archs,
                              const fs::path& dir) {
@@ -139,7 +145,7 @@ std::vector<std::unique_ptr<Executor>> load_modules(const fs::path& dir, const s
     return out;
   }
   const int cc = device->limits().cc_major * 10 + device->limits().cc_minor;
-  for (const auto& build : runnable(manifest, cc)) {
+  for (const auto& build : plan_modules(manifest, cc, skipped)) {
     const bool sass = build.value("kind", "") == "sass";
     const std::string label = build.value("toolchain", "?") + " " + build.value("arch", "?") + (sass ? "" : " jit");
     try {

@@ -30,6 +30,11 @@ inline constexpr const char* kModulesFormat = "histostudy-modules";
 nlohmann::json write_modules(const std::vector<std::string>& specs, const std::vector<int>& archs,
                              const std::filesystem::path& dir);
 
+// The entries of `manifest` a GPU of compute capability `cc` (90) runs:
+// SASS for its own arch, and per toolchain the newest PTX at or below it.
+// SASS for another arch and PTX for a newer one get a line in `skipped`.
+std::vector<nlohmann::json> plan_modules(const nlohmann::json& manifest, int cc, std::vector<std::string>& skipped);
+
 // Throws UsageError unless DIR/manifest.json is a modules manifest.
 nlohmann::json read_manifest(const std::filesystem::path& dir);
 

@@ -7,6 +7,7 @@ import ctypes
 import glob
 import json
 import os
+import resource
 import signal
 import stat
 import subprocess
@@ -89,6 +90,15 @@ class GenerateOutput(Case):
         self.assertEqual(run("generate", "one_byte", "-s", "4", "-o", link, "--force").returncode, 0)
         self.assertTrue(os.path.islink(link))
         self.assertEqual(read_bytes(target), b"eeee")
+
+    def test_a_full_disk_leaves_no_partial_file(self):
+        def small_disk():  # writes past 1 MiB fail with EFBIG, as on a full disk
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+        out = subprocess.run([EXE, "generate", "uniform", "-s", "8MiB", "-o", self.path("x.bin")],
+                             capture_output=True, preexec_fn=small_disk, timeout=600)
+        self.refused(out, 1, "write error")
+        self.assertEqual(os.listdir(self.dir), [])
 
     def test_an_interrupted_generate_leaves_no_temporary(self):
         target = self.path("big.bin")

@@ -9,7 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
+#if HISTOSTUDY_HAVE_CUDA
+#include "cuda/modules.hpp"
+#endif
 #include "study/control.hpp"
 #include "study/error.hpp"
 #include "study/harness.hpp"
@@ -262,3 +266,23 @@ TEST_CASE("cache modes parse by name; anything else is a usage error") {
   CHECK_THROWS_AS(hs::parse_cache_mode("warm"), hs::UsageError);
   CHECK(hs::cache_mode_name(hs::CacheMode::cold) == "cold");
 }
+
+#if HISTOSTUDY_HAVE_CUDA
+TEST_CASE("modules: a GPU runs its own arch's SASS and the newest PTX at or below it; the rest is named") {
+  const nlohmann::json manifest = {
+      {"builds",
+       {{{"toolchain", "nvrtc 12.6.85"}, {"arch", "sm_75"}, {"kind", "sass"}},
+        {{"toolchain", "nvrtc 12.6.85"}, {"arch", "sm_90"}, {"kind", "sass"}},
+        {{"toolchain", "nvrtc 12.6.85"}, {"arch", "compute_75"}, {"kind", "ptx"}},
+        {{"toolchain", "nvrtc 12.6.85"}, {"arch", "compute_90"}, {"kind", "ptx"}},
+        {{"toolchain", "nvrtc 13.5.37"}, {"arch", "compute_100"}, {"kind", "ptx"}}}}};
+  std::vector<std::string> skipped;
+  const auto chosen = hs::gpu::plan_modules(manifest, 90, skipped);
+  std::vector<std::string> picked;
+  for (const auto& b : chosen) picked.push_back(b["arch"].get<std::string>());
+  CHECK(picked == std::vector<std::string>{"sm_90", "compute_90"});
+  REQUIRE(skipped.size() == 2);
+  CHECK(skipped[0] == "nvrtc 12.6.85 sm_75: skipped: SASS for sm_75 does not run on this GPU (compute capability 9.0)");
+  CHECK(skipped[1].find("compute_100 is newer than this GPU") != std::string::npos);
+}
+#endif
