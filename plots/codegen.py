@@ -90,6 +90,30 @@ def ptx_hashes(directory):
     return out
 
 
+LESSON_KERNELS = ("sum_bytes", "global", "per_block")   # the kernels the lesson times on its T4
+
+
+def _hot_loop(record):
+    return {k: v for k, v in record.metrics.items() if k.startswith("hot_loop.")}
+
+
+def release_steps(audit, ptx, impl, arch):
+    """[(release, what changed)] for each NVRTC release whose SASS of `impl` (32-bit counters) for `arch`
+    differs from the release before: 'SASS', plus 'hot loop' and 'PTX' where those changed too."""
+    records = sorted((r for r in audit.records if kernel_base(r.kernel) == impl and r.arch == normalize_arch(arch)
+                      and r.toolchain.startswith("nvrtc ") and "long long" not in r.kernel),
+                     key=lambda r: cuda_version(r.toolchain) + (r.toolchain,))
+    steps = []
+    for old, new in zip(records, records[1:]):
+        if old.hashes.get("sass_sha256") == new.hashes.get("sass_sha256"):
+            continue
+        what = ["SASS"] + (["hot loop"] if _hot_loop(old) != _hot_loop(new) else [])
+        if ptx.get((old.kernel, old.toolchain, old.arch)) != ptx.get((new.kernel, new.toolchain, new.arch)):
+            what.append("PTX")
+        steps.append((new.toolchain.removeprefix("nvrtc "), ", ".join(what)))
+    return [r.toolchain for r in records], steps
+
+
 def load_audit(directory, display_prefix=""):
     """Every data/codegen/*.json; a file that is not JSON raises ResultError naming it."""
     audit = Audit()

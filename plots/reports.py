@@ -3,12 +3,12 @@
 Each report is a list of blocks (plots/document.py) computed from the runs the selection names; every number
 in the prose is computed here. A report whose runs are absent says why, in the selection's words.
 """
-from plots import claims, history, hotcold, lesson, perf, placement, stats, sweep, versions
+from plots import claims, codegen, history, hotcold, lesson, perf, placement, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import commit_line, flatten, show, summary
 from plots.figures import PerfBars
-from plots.results import kernel_label, sampling_words
+from plots.results import cuda_version, kernel_label, sampling_words
 from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode
 from plots.table import Table, value_range
 
@@ -79,8 +79,26 @@ def versions_report(study):
                                                  study.missing("versions"))))
 
 
+def t4_table(study):
+    """The lesson's T4 question: did any release change the SASS of its kernels for sm_75, and how?"""
+    rows = []
+    for impl in codegen.LESSON_KERNELS:
+        releases, steps = codegen.release_steps(study.audit, study.ptx or {}, impl, "sm_75")
+        if not releases:
+            continue
+        between = [s for s in steps if (12, 6) < cuda_version("nvrtc " + s[0]) <= (13, 0)]
+        rows.append([impl, f"{releases[0].removeprefix('nvrtc ')} to {releases[-1].removeprefix('nvrtc ')}",
+                     "; ".join(f"{r} ({w})" for r, w in steps) or "none: identical SASS",
+                     "; ".join(f"{r} ({w})" for r, w in between) or "no: identical SASS"])
+    return Table("sm_75 (the lesson's T4): the releases that changed the SASS of the lesson's kernels",
+                 ["kernel", "releases audited", "SASS changed at (what else changed)", "between 12.6 and 13.0"],
+                 rows, ["SASS: the kernel's instructions differ from the release before; hot loop: the opcodes of "
+                        "its innermost loop that reads the input changed too; PTX: the front end's output changed "
+                        "(else the change is ptxas's alone). From the codegen audit, no GPU needed."], align="llll")
+
+
 def codegen_report(study):
-    tables = versions.codegen_tables(study.audit)
+    tables = [t4_table(study)] + versions.codegen_tables(study.audit)
     return _page("What each toolchain made of each kernel",
                  [Para(f"The codegen audit (`tools/codegen_audit.py`, no GPU needed): {study.audit.describe()}. Per "
                        "pair of toolchains, per arch and kernel, the metrics that differ (registers, shared "
