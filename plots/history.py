@@ -68,7 +68,6 @@ class Series:
     input: str
     kind: str
     arch: str
-    counter_bits: int
     points: list
     noise: float          # the A/A pair's half-width around 1, at least MIN_NOISE
     aa: object            # stats.Comparison of the A/A pair, or None
@@ -118,11 +117,9 @@ def history(run, audit, ptx):
                         tuple(r["samples_ms"])) for rel, r in found]
         aa = aa_comparison(run, found[0][1])
         kernel_name = f"{impl} {policy}".strip()
-        series = Series(kernel_name, impl, input, kind, arch, bits, points, _noise(aa) or MIN_NOISE, aa)
-        info = {"kernel": next((r.kernel for r in audit.records if codegen.kernel_base(r.kernel) == impl), impl),
-                "impl": impl, "arch": arch, "bits": bits}
+        series = Series(kernel_name, impl, input, kind, arch, points, _noise(aa) or MIN_NOISE, aa)
         hit = codegen.find(audit, impl, f"nvrtc {version_text(points[0].release)}", arch, bits)
-        info["kernel"] = hit.kernel if hit else info["kernel"]
+        info = {"kernel": hit.kernel if hit else impl, "impl": impl, "arch": arch, "bits": bits}
         series.steps = [s for a, b in zip(points, points[1:]) if (s := _step(a, b, series.noise, info, audit, ptx))]
         out.append(series)
     return out

@@ -3,6 +3,7 @@ import csv
 import json
 import pathlib
 import shutil
+import unittest
 
 from plots import selection
 from plots.results import load_run
@@ -33,6 +34,14 @@ def real_run_path():
 def real_run_doc():
     path = real_run_path()
     return json.loads(path.read_text()) if path else None
+
+
+def cpu_doc_or_skip():
+    """cpu_only_doc of the real run; skips the test class where data/runs has none."""
+    doc = real_run_doc()
+    if doc is None:
+        raise unittest.SkipTest("no run file with lesson rows in data/runs")
+    return cpu_only_doc(doc)
 
 
 def cpu_only_doc(doc):

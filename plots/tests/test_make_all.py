@@ -95,11 +95,9 @@ class WithGpuData(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cpu = fixtures.real_run_doc()
-        if cpu is None:
-            raise unittest.SkipTest("no run file with lesson rows in data/runs")
+        cpu = fixtures.cpu_doc_or_skip()
         cls.tmp = tempfile.TemporaryDirectory()
-        runs = {"20990101T000000Z_cpu.json": fixtures.cpu_only_doc(cpu),
+        runs = {"20990101T000000Z_cpu.json": cpu,
                 "20990102T000000Z_synthetic.json": synthetic.gpu_run(fixtures.cpu_only_doc(cpu)),
                 "20990103T000000Z_placement.json": synthetic.placement_run(fixtures.cpu_only_doc(cpu))}
         data = fixtures.data_dir(cls.tmp.name, runs, codegen=synthetic.codegen_doc())
@@ -148,11 +146,9 @@ class WithGpuData(unittest.TestCase):
 
 class WithoutGpuData(unittest.TestCase):
     def test_cpu_only_says_not_measured(self):
-        cpu = fixtures.real_run_doc()
-        if cpu is None:
-            self.skipTest("no run file with lesson rows in data/runs")
+        cpu = fixtures.cpu_doc_or_skip()
         with tempfile.TemporaryDirectory() as tmp:
-            data = fixtures.data_dir(tmp, {"20990101T000000Z_cpu.json": fixtures.cpu_only_doc(cpu)})
+            data = fixtures.data_dir(tmp, {"20990101T000000Z_cpu.json": cpu})
             out = pathlib.Path(tmp) / "paper"
             build(data, out)
             text = (out / "appendix.md").read_text()

@@ -33,9 +33,7 @@ def run_main(*args):
 class OwnAppendix(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cpu = fixtures.real_run_doc()
-        if cpu is None:
-            raise unittest.SkipTest("no run file with lesson rows in data/runs")
+        cpu = fixtures.cpu_doc_or_skip()
         cls.tmp = tempfile.TemporaryDirectory()
         root = pathlib.Path(cls.tmp.name)
         mine = synthetic.gpu_run(fixtures.cpu_only_doc(cpu))
