@@ -13,6 +13,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def main():
+    unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
+    if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:
+        sys.exit(f"test_dev: ./dev nvrtc 99.9 should refuse the release (exit 2): {unknown.returncode} {unknown.stderr}")
     env = {"DEV_MESON": "pypi", "PATH": "/usr/bin:/bin"}
     version = subprocess.run([ROOT / "dev", "meson", "--version"], capture_output=True, text=True, env=env)
     if version.returncode != 0:

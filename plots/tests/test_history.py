@@ -1,7 +1,11 @@
 """The release history on planted data: a release that changed a kernel's time
 beyond the A/A noise is named as a step, with whether its PTX changed; noise
 within the A/A band is flat."""
+import contextlib
+import io
+import pathlib
 import random
+import tempfile
 import unittest
 
 from plots import codegen, history
@@ -51,6 +55,15 @@ class History(unittest.TestCase):
         self.assertIn("faster at 13.1.115", found["per_block"].verdict())
         self.assertTrue(step.front_end)
         self.assertIn("hot_loop.instructions 18->15", step.hot_loop)
+
+    def test_a_run_without_the_releases_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "not-json.json"
+            path.write_text("{")
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                self.assertEqual(history.main([str(path)]), 2)
+            self.assertIn("not-json.json", err.getvalue())
 
     def test_labels_name_release_kind_and_arch(self):
         self.assertEqual(history.module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
