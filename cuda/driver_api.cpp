@@ -9,17 +9,7 @@ namespace {
 DriverApi load_driver_api() {
   const DynamicLibrary libcuda("libcuda.so.1");
   DriverApi api;
-  HS_LOAD_FUNCTION(libcuda, api, cuInit);
-  HS_LOAD_FUNCTION(libcuda, api, cuDeviceGet);
-  HS_LOAD_FUNCTION(libcuda, api, cuDevicePrimaryCtxRetain);
-  HS_LOAD_FUNCTION(libcuda, api, cuDevicePrimaryCtxRelease);
-  HS_LOAD_FUNCTION(libcuda, api, cuModuleLoadData);
-  HS_LOAD_FUNCTION(libcuda, api, cuModuleUnload);
-  HS_LOAD_FUNCTION(libcuda, api, cuModuleGetFunction);
-  HS_LOAD_FUNCTION(libcuda, api, cuFuncGetAttribute);
-  HS_LOAD_FUNCTION(libcuda, api, cuFuncSetAttribute);
-  HS_LOAD_FUNCTION(libcuda, api, cuLaunchKernel);
-  HS_LOAD_FUNCTION(libcuda, api, cuModuleGetLoadingMode);
+  HS_LOAD_FUNCTIONS(libcuda, api, HS_DRIVER_FUNCTIONS);
   driver_error_name = libcuda.function<decltype(&::cuGetErrorName)>("cuGetErrorName");
   driver_error_string = libcuda.function<decltype(&::cuGetErrorString)>("cuGetErrorString");
   HS_CUDA(api.cuInit(0));

@@ -6,20 +6,26 @@
 
 #include <string>
 
+#include "study/dynamic_library.hpp"
+
 namespace hs::gpu {
 
+#define HS_DRIVER_FUNCTIONS(F) \
+  F(cuInit) \
+  F(cuDeviceGet) \
+  F(cuDevicePrimaryCtxRetain) \
+  F(cuDevicePrimaryCtxRelease) \
+  F(cuModuleLoadData) \
+  F(cuModuleUnload) \
+  F(cuModuleGetFunction) \
+  F(cuFuncGetAttribute) \
+  F(cuFuncSetAttribute) \
+  F(cuLaunchKernel) \
+  F(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+  F(cuModuleGetLoadingMode)
+
 struct DriverApi {
-  decltype(&::cuInit) cuInit = nullptr;
-  decltype(&::cuDeviceGet) cuDeviceGet = nullptr;
-  decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain = nullptr;
-  decltype(&::cuDevicePrimaryCtxRelease) cuDevicePrimaryCtxRelease = nullptr;
-  decltype(&::cuModuleLoadData) cuModuleLoadData = nullptr;
-  decltype(&::cuModuleUnload) cuModuleUnload = nullptr;
-  decltype(&::cuModuleGetFunction) cuModuleGetFunction = nullptr;
-  decltype(&::cuFuncGetAttribute) cuFuncGetAttribute = nullptr;
-  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute = nullptr;
-  decltype(&::cuLaunchKernel) cuLaunchKernel = nullptr;
-  decltype(&::cuModuleGetLoadingMode) cuModuleGetLoadingMode = nullptr;
+  HS_DRIVER_FUNCTIONS(HS_FUNCTION_MEMBER)
 };
 
 // Loads libcuda.so.1 once (and sets check.hpp's driver message functions).

@@ -71,20 +71,8 @@
 #ifndef HISTOSTUDY_FAST_KERNELS_CUH
 #define HISTOSTUDY_FAST_KERNELS_CUH
 
+#include "fast_constants.cuh"
 #include "floor_kernels.cuh"  // hs_align_input, hs_for_edge_bytes
-
-#define HS_LANE_SHARED_WORDS (256 * 32)
-// 16-byte loads a lane per tile, prefetched a tile ahead: 2 beat 4 and 8
-// (more registers, fewer resident threads), measured above.
-#define HS_LANE_SHARED_UNROLL 2
-// At 1024 threads a block the kernel needs more registers than a block may
-// have (cudaErrorLaunchOutOfResources on the H200).
-#define HS_LANE_SHARED_MAX_BLOCK 512
-// hs_fold_rows: HS_FOLD_GROUPS threads a bin, each adding every
-// HS_FOLD_GROUPS-th row, so a block of 32 rows has 8 loads a thread in
-// flight, not 32 in turn (not tuned).
-#define HS_FOLD_GROUPS 4
-#define HS_FOLD_BLOCK (256 * HS_FOLD_GROUPS)
 
 extern __shared__ __align__(16) unsigned int hs_lane_columns[];
 
@@ -201,5 +189,9 @@ __global__ void __launch_bounds__(HS_FOLD_BLOCK)
   for (unsigned g = 1; g < HS_FOLD_GROUPS; ++g) sum += group_sums[g][bin];
   atomicAdd(&out[bin], sum);
 }
+
+// Every instantiation the plans (cuda/variants.cpp) can name, for nvcc's
+// table (cuda/nvcc_kernels.cu).
+#define HS_FAST_KERNELS(K) K(hs_lane_shared) K(hs_fold_rows<unsigned int>) K(hs_fold_rows<unsigned long long>)
 
 #endif  // HISTOSTUDY_FAST_KERNELS_CUH

@@ -21,11 +21,13 @@
 #ifndef HISTOSTUDY_FLOOR_KERNELS_CUH
 #define HISTOSTUDY_FLOOR_KERNELS_CUH
 
+#include "floor_constants.cuh"
+
 // Sum of `v` over the block, valid in thread 0. Every thread of the block
 // must call it (it has a barrier). Safe for a partial last warp: each warp
 // shuffles only among the lanes that exist.
 __device__ __forceinline__ unsigned long long hs_block_sum(unsigned long long v) {
-  __shared__ unsigned long long warp_sums[32];
+  __shared__ unsigned long long warp_sums[HS_FLOOR_WARP_SUMS];
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   const unsigned warps = (blockDim.x + 31u) >> 5;
@@ -108,5 +110,9 @@ __global__ void hs_read_floor(const unsigned char* __restrict__ data, unsigned l
   sum = hs_block_sum(sum);
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
+
+// Every kernel the plans (cuda/variants.cpp) can name, for nvcc's table
+// (cuda/nvcc_kernels.cu).
+#define HS_FLOOR_KERNELS(K) K(hs_sum_bytes) K(hs_read_floor)
 
 #endif  // HISTOSTUDY_FLOOR_KERNELS_CUH

@@ -120,7 +120,10 @@ bool GpuExecutor::supports(const Implementation& impl) const { return impl.gpu !
 LaunchPolicy GpuExecutor::resolve(const Implementation& impl, LaunchPolicy requested, std::uint64_t n,
                                   int runs) const {
   if (!impl.gpu) throw UsageError(std::string(impl.name) + " is not a GPU implementation");
-  return impl.gpu->resolve(requested, n, runs, limits());
+  const LaunchTarget target{limits(), [this](const std::string& kernel, int block, std::size_t shared) {
+                              return blocks_per_sm(kernel, block, shared);
+                            }};
+  return impl.gpu->resolve(requested, n, runs, target);
 }
 
 void GpuExecutor::load(std::span<const std::uint8_t> data) { device_->load(data); }

@@ -60,6 +60,9 @@ class GpuExecutor : public Executor {
   // Starts one kernel of a plan on stream() with `args` = {&data, &n, &out,
   // &slice, &scratch} (KernelLaunch's parameter list). Must check the launch.
   virtual void launch(const KernelLaunch& launch, void** args) = 0;
+  // Blocks of `kernel` (a name expression) one SM holds at once with that
+  // block size and dynamic shared memory: the occupancy API of this code.
+  virtual int blocks_per_sm(const std::string& kernel, int block, std::size_t dynamic_shared) const = 0;
   cudaStream_t stream() const { return device_->stream(); }
   // "7.5": for messages.
   std::string compute_capability() const;

@@ -31,6 +31,8 @@
 #ifndef HISTOSTUDY_LESSON_KERNELS_CUH
 #define HISTOSTUDY_LESSON_KERNELS_CUH
 
+#include "lesson_constants.cuh"
+
 // Reads: every byte once, one 1-byte load each, grid-stride over single
 // bytes. Contends on: the global bins, one atomicAdd per byte (n global
 // atomics), all threads of the grid on the same 256 addresses.
@@ -53,7 +55,7 @@ template <typename Counter>
 __global__ void hs_per_block(const unsigned char* __restrict__ data, unsigned long long n,
                              Counter* __restrict__ out, unsigned slice) {
   (void)slice;
-  __shared__ unsigned int bins[256];
+  __shared__ unsigned int bins[HS_LESSON_BINS];
   for (unsigned b = threadIdx.x; b < 256u; b += blockDim.x) bins[b] = 0;
   __syncthreads();
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
@@ -115,5 +117,16 @@ __global__ void hs_partitioned(const unsigned char* __restrict__ data, unsigned 
   __syncthreads();
   for (unsigned b = threadIdx.x; b < Width; b += blockDim.x) atomicAdd(&out[slice + b], Counter(bins[b]));
 }
+
+// Every instantiation the plans (cuda/variants.cpp) can name, for the table
+// of kernels nvcc compiles into the binary (cuda/nvcc_kernels.cu); a test
+// checks it against the names the plans produce.
+#define HS_LESSON_KERNELS(K)                                                                                 \
+  K(hs_global<unsigned int>) K(hs_global<unsigned long long>) K(hs_per_block<unsigned int>)                  \
+  K(hs_per_block<unsigned long long>) K(hs_per_warp<unsigned int>) K(hs_per_warp<unsigned long long>)        \
+  K(hs_partitioned<unsigned int, 256>) K(hs_partitioned<unsigned int, 128>)                                  \
+  K(hs_partitioned<unsigned int, 64>) K(hs_partitioned<unsigned int, 32>)                                    \
+  K(hs_partitioned<unsigned long long, 256>) K(hs_partitioned<unsigned long long, 128>)                      \
+  K(hs_partitioned<unsigned long long, 64>) K(hs_partitioned<unsigned long long, 32>)
 
 #endif  // HISTOSTUDY_LESSON_KERNELS_CUH

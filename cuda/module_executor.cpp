@@ -110,21 +110,32 @@ class ModuleExecutor final : public GpuExecutor {
 
  protected:
   void launch(const KernelLaunch& l, void** args) override {
-    const auto found = kernels_.find(l.kernel);
-    if (found == kernels_.end()) throw Error(toolchain() + " executor: no kernel for " + l.kernel);
-    Kernel& kernel = found->second;
-    // Dynamic shared memory beyond the default per-block limit needs an
-    // opt-in per kernel; set it once per kernel and size.
-    if (l.shared_bytes > limits().shared_per_block && kernel.opted_in_bytes < l.shared_bytes) {
-      HS_CUDA(driver_.cuFuncSetAttribute(kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                         int(l.shared_bytes)));
-      kernel.opted_in_bytes = l.shared_bytes;
-    }
-    HS_CUDA(driver_.cuLaunchKernel(kernel.function, l.grid, 1, 1, l.block, 1, 1, unsigned(l.shared_bytes), stream(),
-                                   args, nullptr));
+    HS_CUDA(driver_.cuLaunchKernel(opted_in(l.kernel, l.shared_bytes), l.grid, 1, 1, l.block, 1, 1,
+                                   unsigned(l.shared_bytes), stream(), args, nullptr));
+  }
+
+  int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {
+    int blocks = 0;
+    HS_CUDA(driver_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared), block,
+                                                                dynamic_shared));
+    return blocks;
   }
 
  private:
+  // The kernel, opted in to `shared` bytes of dynamic shared memory where
+  // that is beyond the default per-block limit (once per kernel and size).
+  CUfunction opted_in(const std::string& name, std::size_t shared) const {
+    const auto found = kernels_.find(name);
+    if (found == kernels_.end()) throw Error(toolchain() + " executor: no kernel for " + name);
+    Kernel& kernel = found->second;
+    if (shared > limits().shared_per_block && kernel.opted_in_bytes < shared) {
+      HS_CUDA(driver_.cuFuncSetAttribute(kernel.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         int(shared)));
+      kernel.opted_in_bytes = shared;
+    }
+    return kernel.function;
+  }
+
   struct Kernel {
     CUfunction function = nullptr;
     int registers = 0, local_bytes = 0, static_shared_bytes = 0;
@@ -134,7 +145,7 @@ class ModuleExecutor final : public GpuExecutor {
   ModuleImage image_;
   const DriverApi& driver_;
   LoadedModule module_;
-  std::map<std::string, Kernel> kernels_;
+  mutable std::map<std::string, Kernel> kernels_;
 };
 
 }  // namespace

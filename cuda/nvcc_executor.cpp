@@ -77,18 +77,7 @@ class NvccExecutor final : public GpuExecutor {
 
  protected:
   void launch(const KernelLaunch& l, void** args) override {
-    const auto found = kernels_.find(l.kernel);
-    if (found == kernels_.end()) throw Error("nvcc executor: no compiled kernel for " + l.kernel);
-    const void* kernel = found->second;
-    // Dynamic shared memory beyond the default per-block limit needs an
-    // opt-in per kernel; set it once per kernel and size.
-    if (l.shared_bytes > limits().shared_per_block) {
-      auto& opted = opted_in_[kernel];
-      if (opted < l.shared_bytes) {
-        HS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(l.shared_bytes)));
-        opted = l.shared_bytes;
-      }
-    }
+    const void* kernel = opted_in(l.kernel, l.shared_bytes);
     const cudaError_t launched =
         cudaLaunchKernel(kernel, dim3(l.grid), dim3(l.block), args, l.shared_bytes, stream());
     if (no_code_for_device(launched)) no_code(launched);
@@ -96,7 +85,31 @@ class NvccExecutor final : public GpuExecutor {
     HS_CUDA(cudaGetLastError());
   }
 
+  int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {
+    int blocks = 0;
+    HS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared), block,
+                                                          dynamic_shared));
+    return blocks;
+  }
+
  private:
+  // The kernel's host stub, opted in to `shared` bytes of dynamic shared
+  // memory where that is beyond the default per-block limit (once per
+  // kernel and size).
+  const void* opted_in(const std::string& name, std::size_t shared) const {
+    const auto found = kernels_.find(name);
+    if (found == kernels_.end()) throw Error("nvcc executor: no compiled kernel for " + name);
+    const void* kernel = found->second;
+    if (shared > limits().shared_per_block) {
+      auto& opted = opted_in_[kernel];
+      if (opted < shared) {
+        HS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+        opted = shared;
+      }
+    }
+    return kernel;
+  }
+
   [[noreturn]] void no_code(cudaError_t e) const {
     (void)cudaGetLastError();
     throw Unavailable("this binary has no GPU code for compute capability " + compute_capability() +
@@ -106,7 +119,7 @@ class NvccExecutor final : public GpuExecutor {
   }
 
   std::unordered_map<std::string, const void*> kernels_;
-  std::unordered_map<const void*, std::size_t> opted_in_;
+  mutable std::unordered_map<const void*, std::size_t> opted_in_;
 };
 
 }  // namespace

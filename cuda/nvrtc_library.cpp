@@ -87,21 +87,7 @@ struct Program {
 }  // namespace
 
 NvrtcLibrary::NvrtcLibrary(const std::string& library) : library_(library) {
-  HS_LOAD_FUNCTION(library_, api_, nvrtcVersion);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetErrorString);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetNumSupportedArchs);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetSupportedArchs);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcCreateProgram);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcDestroyProgram);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcAddNameExpression);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcCompileProgram);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetProgramLogSize);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetProgramLog);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetCUBINSize);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetCUBIN);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetPTXSize);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetPTX);
-  HS_LOAD_FUNCTION(library_, api_, nvrtcGetLoweredName);
+  HS_LOAD_FUNCTIONS(library_, api_, HS_NVRTC_FUNCTIONS);
   nvrtc_error_string = api_.nvrtcGetErrorString;
   int major = 0, minor = 0;
   HS_CUDA(api_.nvrtcVersion(&major, &minor));

@@ -12,6 +12,23 @@
 
 #include "study/dynamic_library.hpp"
 
+#define HS_NVRTC_FUNCTIONS(F) \
+  F(nvrtcVersion) \
+  F(nvrtcGetErrorString) \
+  F(nvrtcGetNumSupportedArchs) \
+  F(nvrtcGetSupportedArchs) \
+  F(nvrtcCreateProgram) \
+  F(nvrtcDestroyProgram) \
+  F(nvrtcAddNameExpression) \
+  F(nvrtcCompileProgram) \
+  F(nvrtcGetProgramLogSize) \
+  F(nvrtcGetProgramLog) \
+  F(nvrtcGetCUBINSize) \
+  F(nvrtcGetCUBIN) \
+  F(nvrtcGetPTXSize) \
+  F(nvrtcGetPTX) \
+  F(nvrtcGetLoweredName)
+
 namespace hs::gpu {
 
 struct CompiledKernels {
@@ -45,21 +62,7 @@ class NvrtcLibrary {
 
  private:
   struct Api {
-    decltype(&::nvrtcVersion) nvrtcVersion = nullptr;
-    decltype(&::nvrtcGetErrorString) nvrtcGetErrorString = nullptr;
-    decltype(&::nvrtcGetNumSupportedArchs) nvrtcGetNumSupportedArchs = nullptr;
-    decltype(&::nvrtcGetSupportedArchs) nvrtcGetSupportedArchs = nullptr;
-    decltype(&::nvrtcCreateProgram) nvrtcCreateProgram = nullptr;
-    decltype(&::nvrtcDestroyProgram) nvrtcDestroyProgram = nullptr;
-    decltype(&::nvrtcAddNameExpression) nvrtcAddNameExpression = nullptr;
-    decltype(&::nvrtcCompileProgram) nvrtcCompileProgram = nullptr;
-    decltype(&::nvrtcGetProgramLogSize) nvrtcGetProgramLogSize = nullptr;
-    decltype(&::nvrtcGetProgramLog) nvrtcGetProgramLog = nullptr;
-    decltype(&::nvrtcGetCUBINSize) nvrtcGetCUBINSize = nullptr;
-    decltype(&::nvrtcGetCUBIN) nvrtcGetCUBIN = nullptr;
-    decltype(&::nvrtcGetPTXSize) nvrtcGetPTXSize = nullptr;
-    decltype(&::nvrtcGetPTX) nvrtcGetPTX = nullptr;
-    decltype(&::nvrtcGetLoweredName) nvrtcGetLoweredName = nullptr;
+    HS_NVRTC_FUNCTIONS(HS_FUNCTION_MEMBER)
   };
 
   std::string program_log(nvrtcProgram program) const;

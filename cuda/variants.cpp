@@ -1,6 +1,8 @@
-// The GPU variants' launch policies and plans (cuda/variants.hpp). Plain C++:
-// the plans name kernels by their name expressions, so the nvcc executor and
-// an NVRTC executor run the same plan.
+// The GPU implementations, each declared once (gpu::implementations(), at
+// the end) beside its launch policy and plan (cuda/variants.hpp). Plain C++,
+// compiled with or without CUDA: the plans name kernels by their name
+// expressions, so the nvcc executor and an NVRTC executor run the same plan,
+// and the launch constants come from the kernels' own headers.
 #include "cuda/variants.hpp"
 
 #include <algorithm>
@@ -8,7 +10,11 @@
 #include <string>
 #include <string_view>
 
+#include "cuda/fast_constants.cuh"
+#include "cuda/floor_constants.cuh"
+#include "cuda/lesson_constants.cuh"
 #include "study/error.hpp"
+#include "study/registry.hpp"
 #include "study/sizes.hpp"
 
 namespace hs::gpu {
@@ -24,12 +30,12 @@ constexpr int kLessonPasses = 4;
 // gridDim.x can be at most 2^31 - 1 (CUDA C++ Programming Guide, table of
 // technical specifications per compute capability).
 constexpr long long kMaxGrid = INT_MAX;
-constexpr unsigned kWarpSize = 32;
-// Shared counters are 32-bit (the lesson's): 256 of them are 1 KiB.
-constexpr std::uint64_t kSharedCounterBytes = 4;
+constexpr unsigned kWarpSize = HS_LESSON_WARP;
+static_assert(HS_LESSON_BINS == kBins);
+constexpr std::uint64_t kSharedCounterBytes = HS_LESSON_COUNTER_BYTES;
 constexpr std::uint64_t kBinsSharedBytes = kBins * kSharedCounterBytes;
-// hs_block_sum's static warp_sums[32] of 8 bytes (cuda/floor_kernels.cuh).
-constexpr std::uint64_t kFloorSharedBytes = 32 * 8;
+// The pass counts partitioned takes: each pass privatizes 256/P bins.
+constexpr int kPassCounts[] = {1, 2, 4, 8};
 
 std::string counter_type(int bits) { return bits == 64 ? "unsigned long long" : "unsigned int"; }
 
@@ -90,16 +96,16 @@ void check_block_bytes(const LaunchPolicy& p, std::uint64_t n, std::string_view 
 LaunchPolicy resolve_floor(LaunchPolicy requested, const DeviceLimits& limits, std::string_view name) {
   LaunchPolicy p = launch_shape(requested, limits, name);
   p.counter_bits = 64;  // they add into a 64-bit byte sum, whatever n
-  p.shared_bytes = kFloorSharedBytes;
+  p.shared_bytes = HS_FLOOR_SHARED_BYTES;
   check_shared(p, limits, name);
   return p;
 }
 
-LaunchPolicy resolve_sum_bytes(LaunchPolicy requested, std::uint64_t, int, const DeviceLimits& limits) {
-  return resolve_floor(requested, limits, "sum_bytes");
+LaunchPolicy resolve_sum_bytes(LaunchPolicy requested, std::uint64_t, int, const LaunchTarget& target) {
+  return resolve_floor(requested, target.limits, "sum_bytes");
 }
-LaunchPolicy resolve_read_floor(LaunchPolicy requested, std::uint64_t, int, const DeviceLimits& limits) {
-  return resolve_floor(requested, limits, "read_floor");
+LaunchPolicy resolve_read_floor(LaunchPolicy requested, std::uint64_t, int, const LaunchTarget& target) {
+  return resolve_floor(requested, target.limits, "read_floor");
 }
 
 std::vector<KernelLaunch> plan_sum_bytes(const LaunchPolicy& p, std::uint64_t) {
@@ -111,7 +117,8 @@ std::vector<KernelLaunch> plan_read_floor(const LaunchPolicy& p, std::uint64_t) 
 
 // ---- global -------------------------------------------------------------
 
-LaunchPolicy resolve_global(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+LaunchPolicy resolve_global(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  const DeviceLimits& limits = target.limits;
   LaunchPolicy p = launch_shape(requested, limits, "global");
   p.counter_bits = counter_bits_for(requested, n, runs, "global");
   p.shared_bytes = 0;
@@ -124,7 +131,8 @@ std::vector<KernelLaunch> plan_global(const LaunchPolicy& p, std::uint64_t) {
 
 // ---- per_block ----------------------------------------------------------
 
-LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  const DeviceLimits& limits = target.limits;
   LaunchPolicy p = launch_shape(requested, limits, "per_block");
   p.counter_bits = counter_bits_for(requested, n, runs, "per_block");
   p.shared_bytes = kBinsSharedBytes;  // static
@@ -139,7 +147,8 @@ std::vector<KernelLaunch> plan_per_block(const LaunchPolicy& p, std::uint64_t) {
 
 // ---- per_warp -----------------------------------------------------------
 
-LaunchPolicy resolve_per_warp(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+LaunchPolicy resolve_per_warp(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  const DeviceLimits& limits = target.limits;
   LaunchPolicy p = launch_shape(requested, limits, "per_warp");
   p.counter_bits = counter_bits_for(requested, n, runs, "per_warp");
   p.copies = int((unsigned(p.block) + kWarpSize - 1) / kWarpSize);  // a partial last warp gets a copy too
@@ -156,10 +165,11 @@ std::vector<KernelLaunch> plan_per_warp(const LaunchPolicy& p, std::uint64_t) {
 
 // ---- partitioned --------------------------------------------------------
 
-LaunchPolicy resolve_partitioned(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
+LaunchPolicy resolve_partitioned(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  const DeviceLimits& limits = target.limits;
   LaunchPolicy p = launch_shape(requested, limits, "partitioned");
   const int passes = requested.passes == 0 ? kLessonPasses : requested.passes;
-  if (passes != 1 && passes != 2 && passes != 4 && passes != 8)
+  if (std::find(std::begin(kPassCounts), std::end(kPassCounts), passes) == std::end(kPassCounts))
     throw UsageError("partitioned: " + std::to_string(passes) +
                      " passes is not one of 1, 2, 4, 8 (each pass privatizes 256/P bins)");
   p.passes = passes;
@@ -181,11 +191,7 @@ std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t)
 
 // ---- lane_shared (cuda/fast_kernels.cuh) ---------------------------------
 
-// 256 x 32 32-bit counters a block (HS_LANE_SHARED_WORDS).
-constexpr std::uint64_t kLaneColumnsBytes = 256 * 32 * 4;
-// 512 threads a block: 256 and 384 were slower (the measurements in
-// cuda/fast_kernels.cuh).
-constexpr int kLaneSharedBlock = 512;
+constexpr std::uint64_t kLaneColumnsBytes = HS_LANE_SHARED_WORDS * 4;
 // Blocks an SM by the bytes each SM counts: each block has a fixed cost
 // (zeroing, its row), so small inputs want few. The H200 grid sweep
 // (data/explorations/20261129T1326Z_grid; 1, 1.5, 2, 3 and 4 blocks an SM)
@@ -195,64 +201,54 @@ constexpr int kLaneSharedBlock = 512;
 constexpr std::uint64_t kOneBlockBelowPerSm = 256 << 10;
 constexpr std::uint64_t kTwoBlocksBelowPerSm = 1 << 20;
 constexpr std::uint64_t kLaneSharedBlocksPerSm = 3;
-constexpr int kLaneSharedMaxBlock = 512;  // HS_LANE_SHARED_MAX_BLOCK, the kernel's __launch_bounds__
-// Vectors a warp takes at a time: 32 lanes x HS_LANE_SHARED_UNROLL loads.
-constexpr std::uint64_t kLaneSharedTileBytes = 32 * 2 * 16;
-// Its blocks' rows (1 KiB each) live in the scratch: up to 256 MiB.
-constexpr int kLaneSharedMaxGrid = 1 << 18;
-constexpr unsigned kFoldBlock = 1024;  // HS_FOLD_BLOCK: four threads a bin
-// The runtime keeps 1 KiB of shared memory per block (CUDA C++ Programming
-// Guide, "Shared Memory", compute capability 8.x and 9.0).
-constexpr std::uint64_t kReservedSharedPerBlock = 1024;
-
-// Blocks of `block` threads and `shared` bytes one SM holds at once.
-std::uint64_t blocks_per_sm(int block, std::uint64_t shared, const DeviceLimits& limits) {
-  const std::uint64_t by_shared = limits.shared_per_sm / (shared + kReservedSharedPerBlock);
-  const std::uint64_t by_threads = std::uint64_t(limits.max_threads_per_sm) / std::uint64_t(block);
-  return std::max<std::uint64_t>(1, std::min(by_shared, by_threads));
-}
 
 // lane_shared's default grid: one wave of as many blocks an SM as n calls
-// for (kOneBlockBelowPerSm, ...) and the SM holds.
-int lane_shared_grid(std::uint64_t n, int block, const DeviceLimits& limits) {
-  const std::uint64_t sms = std::uint64_t(std::max(1, limits.sm_count));
+// for (kOneBlockBelowPerSm, ...) and the SM holds (the occupancy API).
+int lane_shared_grid(std::uint64_t n, int block, const LaunchTarget& target) {
+  const std::uint64_t sms = std::uint64_t(std::max(1, target.limits.sm_count));
   const std::uint64_t per_sm = n / sms;
   const std::uint64_t wanted = per_sm < kOneBlockBelowPerSm    ? 1
                                : per_sm < kTwoBlocksBelowPerSm ? 2
                                                                : kLaneSharedBlocksPerSm;
-  return int(sms * std::min(wanted, blocks_per_sm(block, kLaneColumnsBytes, limits)));
+  const int fits = target.blocks_per_sm("hs_lane_shared", block, kLaneColumnsBytes);
+  return int(sms * std::min<std::uint64_t>(wanted, std::uint64_t(std::max(1, fits))));
 }
 
-LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits) {
-  if (requested.block == 0) requested.block = std::min(kLaneSharedBlock, limits.max_threads_per_block);
-  if (requested.block % int(kWarpSize) != 0 || requested.block > kLaneSharedMaxBlock)
+LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  const DeviceLimits& limits = target.limits;
+  if (requested.block == 0) requested.block = std::min(HS_LANE_SHARED_BLOCK, limits.max_threads_per_block);
+  if (requested.block % int(kWarpSize) != 0 || requested.block > HS_LANE_SHARED_MAX_BLOCK)
     throw UsageError("lane_shared: block size " + std::to_string(requested.block) +
-                     " is not a multiple of 32 up to " + std::to_string(kLaneSharedMaxBlock) +
+                     " is not a multiple of 32 up to " + std::to_string(HS_LANE_SHARED_MAX_BLOCK) +
                      " (whole warps for its warp sums; registers allow no more)");
-  if (requested.grid == 0) requested.grid = lane_shared_grid(n, requested.block, limits);
+  if (requested.grid == 0) requested.grid = lane_shared_grid(n, requested.block, target);
   LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
-  if (p.grid > kLaneSharedMaxGrid)
+  if (p.grid > HS_LANE_SHARED_MAX_GRID)
     throw UsageError("lane_shared: grid " + std::to_string(p.grid) + " is over " +
-                     std::to_string(kLaneSharedMaxGrid) + " (its blocks' rows take 1 KiB each; 0: by the input's size)");
+                     std::to_string(HS_LANE_SHARED_MAX_GRID) + " (its blocks' rows take 1 KiB each; 0: by the input's size)");
   p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
   p.shared_bytes = kLaneColumnsBytes;  // dynamic
   check_shared(p, limits, "lane_shared");
   // The block's 32-bit columns hold what its warps count in one launch: a
   // whole number of tiles a warp, plus the < 32 head and tail bytes.
   const std::uint64_t warps = std::uint64_t(p.grid) * std::uint64_t(p.block / int(kWarpSize));
-  const std::uint64_t tiles_per_warp = (n / kLaneSharedTileBytes + 1 + warps - 1) / warps;
-  if (tiles_per_warp * kLaneSharedTileBytes * std::uint64_t(p.block / int(kWarpSize)) + 32 > UINT32_MAX)
+  const std::uint64_t tiles_per_warp = (n / std::uint64_t(HS_LANE_SHARED_TILE_BYTES) + 1 + warps - 1) / warps;
+  if (tiles_per_warp * std::uint64_t(HS_LANE_SHARED_TILE_BYTES) * std::uint64_t(p.block / int(kWarpSize)) + 32 > UINT32_MAX)
     throw UsageError("lane_shared: with grid " + std::to_string(p.grid) +
                      ", one block would count more bytes than its 32-bit counters hold; use a larger grid");
   return p;
 }
+
+// lane_shared's blocks store rows and hs_fold_rows adds up to
+// HS_FOLD_ROWS_PER_BLOCK rows a block into the bins.
+std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + HS_FOLD_ROWS_PER_BLOCK - 1) / HS_FOLD_ROWS_PER_BLOCK; }
 
 // Each block stores its row in the scratch; the fold adds every row into the bins.
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
   const std::size_t rows_bytes = std::size_t(p.grid) * kBins * 4;
   return {{"hs_lane_shared", unsigned(p.grid), unsigned(p.block), std::size_t(p.shared_bytes), 0, rows_bytes},
           {"hs_fold_rows<" + counter_type(p.counter_bits) + ">", unsigned(fold_blocks(std::uint64_t(p.grid))),
-           kFoldBlock, 0, unsigned(p.grid), rows_bytes}};
+           HS_FOLD_BLOCK, 0, unsigned(p.grid), rows_bytes}};
 }
 
 // ---- cub ----------------------------------------------------------------
@@ -260,7 +256,7 @@ std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t)
 // CUB picks its own grid, block and shared memory: recorded as 0. Its
 // counters are 32-bit per chunk (cuda/cub_histogram.cu) and are added into
 // global bins of the width chosen here.
-LaunchPolicy resolve_cub(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits&) {
+LaunchPolicy resolve_cub(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget&) {
   LaunchPolicy p = requested;
   p.grid = 0;
   p.block = 0;
@@ -273,21 +269,13 @@ LaunchPolicy resolve_cub(LaunchPolicy requested, std::uint64_t n, int runs, cons
 
 std::vector<KernelLaunch> plan_library(const LaunchPolicy&, std::uint64_t) { return {}; }
 
-}  // namespace
-
-const std::vector<std::string>& kernel_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {"hs_sum_bytes", "hs_read_floor", "hs_lane_shared"};
-    for (int bits : {32, 64}) {
-      v.push_back("hs_global<" + counter_type(bits) + ">");
-      v.push_back("hs_per_block<" + counter_type(bits) + ">");
-      v.push_back("hs_per_warp<" + counter_type(bits) + ">");
-      for (int passes : {1, 2, 4, 8}) v.push_back(partitioned_kernel(bits, kBins / passes));
-      v.push_back("hs_fold_rows<" + counter_type(bits) + ">");
-    }
-    return v;
-  }();
-  return names;
+// Global atomics: every block merges all 256 bins once, whatever the
+// passes or copies; lane_shared's fold blocks do, not its counting blocks.
+std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uint64_t) {
+  return std::uint64_t(p.grid) * kBins;
+}
+std::optional<std::uint64_t> one_merge_per_fold_block(const LaunchPolicy& p, std::uint64_t) {
+  return fold_blocks(std::uint64_t(p.grid)) * kBins;
 }
 
 const Variant kSumBytes{resolve_sum_bytes, plan_sum_bytes};
@@ -298,5 +286,62 @@ const Variant kPerWarp{resolve_per_warp, plan_per_warp};
 const Variant kPartitioned{resolve_partitioned, plan_partitioned};
 const Variant kLaneShared{resolve_lane_shared, plan_lane_shared};
 const Variant kCub{resolve_cub, plan_library, true};
+
+using namespace declared;
+
+}  // namespace
+
+const std::vector<Implementation>& implementations() {
+  static const std::vector<Implementation> list = {
+      {.name = "sum_bytes", .backend = Backend::cuda, .family = "cuda/floor_kernels.cuh",
+       .idea = "the lesson's floor: byte loads, grid-stride, per-thread sum, no atomics", .roles = {"reader"},
+       .counts = false, .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .gpu = &kSumBytes},
+      {.name = "read_floor", .backend = Backend::cuda, .family = "cuda/floor_kernels.cuh",
+       .idea = "16-byte loads summed, no atomics: the real floor of any histogram", .roles = {"floor"},
+       .counts = false, .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .gpu = &kReadFloor},
+      {.name = "global", .backend = Backend::cuda, .family = "cuda/lesson_kernels.cuh",
+       .idea = "one global atomicAdd per byte", .roles = {"baseline"}, .bytes_read = reads_input_once,
+       .global_atomics = one_atomic_per_byte, .gpu = &kGlobal},
+      {.name = "per_block", .backend = Backend::cuda, .family = "cuda/lesson_kernels.cuh",
+       .idea = "the lesson's privatized kernel: shared 256-bin copy per block, merged by atomicAdd",
+       .roles = {"privatized"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_block,
+       .gpu = &kPerBlock},
+      {.name = "per_warp", .backend = Backend::cuda, .family = "cuda/lesson_kernels.cuh",
+       .idea = "one 256-counter shared copy per warp, merged per block", .roles = {"contender"},
+       .bytes_read = reads_input_once, .global_atomics = one_merge_per_block, .gpu = &kPerWarp},
+      {.name = "partitioned", .backend = Backend::cuda, .family = "cuda/lesson_kernels.cuh",
+       .idea = "P passes over the input, each privatizing 256/P bins (the lesson's exercise)",
+       .roles = {"contender"}, .takes_passes = true, .bytes_read = reads_input_per_pass,
+       .global_atomics = one_merge_per_block, .gpu = &kPartitioned},
+      {.name = "lane_shared", .backend = Backend::cuda, .family = "cuda/fast_kernels.cuh",
+       .idea = "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics "
+               "at full occupancy; blocks store their sums, a second kernel folds them",
+       .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_fold_block,
+       .gpu = &kLaneShared},
+      {.name = "cub", .backend = Backend::cuda, .family = "cuda/cub_histogram.cu",
+       .idea = "cub::DeviceHistogram::HistogramEven: the library peer", .roles = {"peer"},
+       .bytes_read = reads_input_once, .global_atomics = hidden_by_library, .gpu = &kCub},
+  };
+  return list;
+}
+
+const std::vector<std::string>& kernel_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& impl : implementations())
+      for (int bits : {32, 64})
+        for (int passes : kPassCounts) {
+          if (passes != 1 && !impl.takes_passes) continue;
+          LaunchPolicy p;
+          p.grid = p.block = 1;
+          p.counter_bits = bits;
+          p.passes = passes;
+          for (const auto& launch : impl.gpu->plan(p, 0))
+            if (std::find(v.begin(), v.end(), launch.kernel) == v.end()) v.push_back(launch.kernel);
+        }
+    return v;
+  }();
+  return names;
+}
 
 }  // namespace hs::gpu

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,14 @@ struct DeviceLimits {
   std::size_t shared_per_sm = 64 << 10;
 };
 
+// What a policy is resolved against: the device's limits, and how many
+// blocks of a kernel one SM holds at once (the CUDA occupancy API, asked of
+// the executor whose code will run, so registers count too).
+struct LaunchTarget {
+  DeviceLimits limits;
+  std::function<int(const std::string& kernel, int block, std::size_t dynamic_shared)> blocks_per_sm;
+};
+
 // One kernel launch of a run. Every kernel has the same parameter list,
 // (const unsigned char* data, unsigned long long n, Out* out, unsigned
 // slice), and may take a fifth, `unsigned* scratch`: the executor passes
@@ -40,31 +49,21 @@ struct KernelLaunch {
   std::size_t scratch_bytes = 0;
 };
 
-// lane_shared (cuda/fast_kernels.cuh): its blocks store rows and
-// hs_fold_rows adds up to 32 rows a block into the bins, so a run makes
-// ceil(grid / 32) x 256 global atomics. (32: not tuned; the 1 GiB default
-// grid of 396 folds in 13 blocks.)
-constexpr std::uint64_t kFoldRowsPerBlock = 32;
-constexpr std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + kFoldRowsPerBlock - 1) / kFoldRowsPerBlock; }
-
 struct Variant {
   // Fills the defaults of `requested` (grid, block, copies, passes, shared
   // bytes, counter width for `runs` runs of n bytes between zeroings) and
   // throws UsageError for what this device cannot run.
-  LaunchPolicy (*resolve)(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits);
+  LaunchPolicy (*resolve)(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target);
   // The launches of one run, in order; empty for library variants.
   std::vector<KernelLaunch> (*plan)(const LaunchPolicy& policy, std::uint64_t n);
   bool library = false;  // runs through a host library (CUB): nvcc toolchain only
 };
 
-// Every kernel instantiation a plan can name (the name expressions of
-// cuda/*_kernels.cuh): what the nvcc
-// executor's table holds and what an NVRTC build must add with
-// nvrtcAddNameExpression.
+// Every kernel instantiation a plan can name (name expressions of
+// cuda/*_kernels.cuh), found by asking each variant's plan for every
+// counter width and pass count it takes: what an NVRTC build adds with
+// nvrtcAddNameExpression and what the nvcc executor's table must hold.
 const std::vector<std::string>& kernel_names();
-
-extern const Variant kSumBytes, kReadFloor, kGlobal, kPerBlock, kPerWarp, kPartitioned, kCub;
-extern const Variant kLaneShared;
 
 class SharedDevice;
 // The executor for the kernels nvcc compiled into this binary, on the run's

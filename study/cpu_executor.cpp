@@ -30,7 +30,7 @@ class CpuExecutor final : public Executor {
       throw UsageError("bad thread count " + std::to_string(requested.threads) + " (1.." +
                        std::to_string(cpu::kMaxThreads) + ")");
     LaunchPolicy policy = requested;
-    policy.threads = impl.name == "reference" ? 1 : cpu::resolve_threads(requested.threads);
+    policy.threads = has_role(impl, "oracle") ? 1 : cpu::resolve_threads(requested.threads);  // the oracle is single-threaded
     policy.passes = 1;
     policy.counter_bits = 64;  // Bins are 64-bit: no length overflows them
     return policy;

@@ -40,3 +40,17 @@ class DynamicLibrary {
 #define HS_STRINGIFY(x) HS_STRINGIFY_EXPANDED(x)
 #define HS_LOAD_FUNCTION(library, table, fn) \
   ((table).fn = (library).function<decltype(&::fn)>(HS_STRINGIFY(fn)))
+
+// A library's function table, each function named once in a list macro
+// (LIST(F) applies F to every name):
+//   #define HS_NVML_FUNCTIONS(F) F(nvmlInit_v2) F(nvmlShutdown)
+//   struct Api { HS_NVML_FUNCTIONS(HS_FUNCTION_MEMBER) };
+//   HS_LOAD_FUNCTIONS(library, api, HS_NVML_FUNCTIONS);
+#define HS_FUNCTION_MEMBER(fn) decltype(&::fn) fn = nullptr;
+#define HS_LOAD_ONE_FUNCTION(fn) HS_LOAD_FUNCTION(hs_library_, hs_table_, fn);
+#define HS_LOAD_FUNCTIONS(library, table, LIST) \
+  do {                                           \
+    const auto& hs_library_ = (library);         \
+    auto& hs_table_ = (table);                   \
+    LIST(HS_LOAD_ONE_FUNCTION)                   \
+  } while (0)

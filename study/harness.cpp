@@ -56,6 +56,7 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   row.experiment = experiment;
   row.impl = impl.name;
   row.backend = backend_name(impl.backend);
+  row.roles.assign(impl.roles.begin(), impl.roles.end());
   row.toolchain = executor.toolchain();
   row.control_of = executor.control_of();
   row.code = executor.code_path();
@@ -208,6 +209,7 @@ nlohmann::json Row::to_json() const {
   return {{"experiment", experiment},
           {"impl", impl},
           {"backend", backend},
+          {"roles", roles},
           {"toolchain", toolchain},
           {"input", input},
           {"size", size},

@@ -45,6 +45,7 @@ struct Subject {
 
 struct Row {
   std::string experiment, impl, backend, toolchain, input;
+  std::vector<std::string> roles;  // the registry's (registry.hpp, kRoles)
   std::uint64_t size = 0;
   LaunchPolicy policy;
   BinStats input_stats;

@@ -24,6 +24,7 @@
 #include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/env.hpp"
+#include "study/experiments.hpp"
 #include "study/files.hpp"
 #include "study/error.hpp"
 #include "study/inputs.hpp"
@@ -221,7 +222,10 @@ void check_stdout() {
 nlohmann::json shared_rates_if_asked(const hs::StudyRequest& request, const Executors& ex) {
 #if HISTOSTUDY_HAVE_CUDA
   const auto& e = request.experiments;
-  if (std::find(e.begin(), e.end(), "perf") == e.end() || !ex.gpu_absent.empty()) return nullptr;
+  if (std::none_of(e.begin(), e.end(), [](const std::string& name) {
+        return hs::find_experiment(name).measures_shared_rates;
+      }) || !ex.gpu_absent.empty())
+    return nullptr;
   std::cerr << "histostudy: measuring shared-memory update rates" << std::endl;
   const hs::gpu::SharedRates r = hs::gpu::measure_shared_rates(0);
   nlohmann::json rates = nlohmann::json::array();
@@ -375,7 +379,8 @@ void list_command() {
   std::cout << "inputs (--input NAME):\n";
   for (const auto& name : hs::input_names()) std::cout << "  " << name << "\n";
   std::cout << "experiments (--experiment NAME):\n";
-  for (const auto& [name, what] : hs::experiment_descriptions()) std::printf("  %-8s %s\n", name.c_str(), what.c_str());
+  for (const auto& e : hs::experiments())
+    std::printf("  %-9s %s\n", std::string(e.name).c_str(), std::string(e.description).c_str());
   std::cout << "toolchains (--toolchain SPEC):\n  cpu                always\n";
 #if HISTOSTUDY_HAVE_CUDA
   for (const auto& t : hs::gpu::find_toolchains())
@@ -491,11 +496,14 @@ int main(int argc, char** argv) {
                   "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
                   "(default nvcc; see list)");
 
-  std::string count_impl = "openmp_private", count_path = "-";
+  // count's default: the CPU's privatized implementation.
+  std::string count_impl, count_path = "-";
+  for (const auto* impl : hs::with_role("privatized"))
+    if (impl->backend == hs::Backend::cpu && count_impl.empty()) count_impl = impl->name;
   int count_threads = 0;
   auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
   count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
-  count->add_option("--impl", count_impl, "implementation (default openmp_private)")->capture_default_str();
+  count->add_option("--impl", count_impl, "implementation (default: the CPU's privatized one)")->capture_default_str();
   count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
 
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
@@ -508,6 +516,8 @@ int main(int argc, char** argv) {
   generate->add_flag("-f,--force", gen_force, "replace an existing file");
 
   auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "the registry as JSON: names, backends and roles (data/registry.json)");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
 
   std::vector<std::string> cubin_toolchains, cubin_archs = {"75,90"};
@@ -534,6 +544,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*list) {
+      if (list_json) {
+        std::cout << hs::registry_json();
+        check_stdout();
+        return 0;
+      }
       list_command();
       check_stdout();
       return 0;

@@ -58,43 +58,32 @@ const std::array<std::pair<unsigned long long, const char*>, 9> kClockEventReaso
     {0x100, "display_clock_setting"},
 }};
 
+#define HS_NVML_FUNCTIONS(F) \
+  F(nvmlInit_v2) \
+  F(nvmlShutdown) \
+  F(nvmlErrorString) \
+  F(nvmlSystemGetDriverVersion) \
+  F(nvmlSystemGetNVMLVersion) \
+  F(nvmlDeviceGetHandleByUUID) \
+  F(nvmlDeviceGetEccMode) \
+  F(nvmlDeviceGetPersistenceMode) \
+  F(nvmlDeviceGetPerformanceState) \
+  F(nvmlDeviceGetPowerManagementLimit) \
+  F(nvmlDeviceGetEnforcedPowerLimit) \
+  F(nvmlDeviceGetPowerUsage) \
+  F(nvmlDeviceGetTemperature) \
+  F(nvmlDeviceGetClockInfo) \
+  F(nvmlDeviceGetMaxClockInfo)
+
 struct Api {
-  decltype(&::nvmlInit_v2) nvmlInit_v2 = nullptr;
-  decltype(&::nvmlShutdown) nvmlShutdown = nullptr;
-  decltype(&::nvmlErrorString) nvmlErrorString = nullptr;
-  decltype(&::nvmlSystemGetDriverVersion) nvmlSystemGetDriverVersion = nullptr;
-  decltype(&::nvmlSystemGetNVMLVersion) nvmlSystemGetNVMLVersion = nullptr;
-  decltype(&::nvmlDeviceGetHandleByUUID) nvmlDeviceGetHandleByUUID = nullptr;
-  decltype(&::nvmlDeviceGetEccMode) nvmlDeviceGetEccMode = nullptr;
-  decltype(&::nvmlDeviceGetPersistenceMode) nvmlDeviceGetPersistenceMode = nullptr;
-  decltype(&::nvmlDeviceGetPerformanceState) nvmlDeviceGetPerformanceState = nullptr;
-  decltype(&::nvmlDeviceGetPowerManagementLimit) nvmlDeviceGetPowerManagementLimit = nullptr;
-  decltype(&::nvmlDeviceGetEnforcedPowerLimit) nvmlDeviceGetEnforcedPowerLimit = nullptr;
-  decltype(&::nvmlDeviceGetPowerUsage) nvmlDeviceGetPowerUsage = nullptr;
-  decltype(&::nvmlDeviceGetTemperature) nvmlDeviceGetTemperature = nullptr;
-  decltype(&::nvmlDeviceGetClockInfo) nvmlDeviceGetClockInfo = nullptr;
-  decltype(&::nvmlDeviceGetMaxClockInfo) nvmlDeviceGetMaxClockInfo = nullptr;
+  HS_NVML_FUNCTIONS(HS_FUNCTION_MEMBER)
   decltype(&::nvmlDeviceGetCurrentClocksEventReasons) nvmlDeviceGetCurrentClocksEventReasons = nullptr;
 };
 
 Api load_api() {
   const DynamicLibrary nvml("libnvidia-ml.so.1");
   Api api;
-  HS_LOAD_FUNCTION(nvml, api, nvmlInit_v2);
-  HS_LOAD_FUNCTION(nvml, api, nvmlShutdown);
-  HS_LOAD_FUNCTION(nvml, api, nvmlErrorString);
-  HS_LOAD_FUNCTION(nvml, api, nvmlSystemGetDriverVersion);
-  HS_LOAD_FUNCTION(nvml, api, nvmlSystemGetNVMLVersion);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetHandleByUUID);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetEccMode);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetPersistenceMode);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetPerformanceState);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetPowerManagementLimit);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetEnforcedPowerLimit);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetPowerUsage);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetTemperature);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetClockInfo);
-  HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetMaxClockInfo);
+  HS_LOAD_FUNCTIONS(nvml, api, HS_NVML_FUNCTIONS);
   try {
     HS_LOAD_FUNCTION(nvml, api, nvmlDeviceGetCurrentClocksEventReasons);
   } catch (const Unavailable&) {  // drivers before 535 have it under its old name

@@ -1,6 +1,7 @@
-// The one registry: every implementation's readable name, family, idea and
-// launcher, CPU and GPU alike. Adding a variant touches its kernel, one entry
-// here and one doc line.
+// The one registry: every implementation's readable name, family, idea,
+// roles and launcher, CPU and GPU alike. Each implementation is declared
+// once, beside its launch plan (cpu_openmp/variants.cpp, cuda/variants.cpp);
+// this collects them. README "Adding a variant" lists the steps.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -26,28 +27,72 @@ using CpuHistogram = void (*)(std::span<const std::uint8_t> data, Bins& bins, co
 // Reads `data` without counting; returns the byte sum (CPU read floors).
 using CpuFloor = std::uint64_t (*)(std::span<const std::uint8_t> data, const LaunchPolicy& policy);
 
+// What an implementation is in the study, as tags: experiments select by
+// role, every result row carries its roles, and plots/ reads them (for runs
+// older than the field, from data/registry.json, which `histostudy list
+// --json` prints). Role names are the strings below.
+//   oracle      the single-thread CPU reference every result is checked against
+//   baseline    the lesson's unprivatized kernel (one global atomic per byte)
+//   privatized  the lesson's privatized kernel (per block on the GPU, per thread on the CPU)
+//   reader      the lesson's own read-only floor kernel
+//   floor       the backend's real read floor, that percent of floor is taken of
+//   contender   another matched variant of the lesson's ideas
+//   subject     our fastest
+//   peer        the library (CUB)
+inline constexpr std::string_view kRoles[] = {"oracle", "baseline", "privatized", "reader",
+                                              "floor",  "contender", "subject",   "peer"};
+
 struct Implementation {
-  std::string_view name;
-  Backend backend;
-  std::string_view family;   // the source file it lives in
-  std::string_view idea;     // one line, for `histostudy list` and the docs
+  std::string_view name = {};
+  Backend backend = Backend::cpu;
+  std::string_view family = {};  // the source file it lives in
+  std::string_view idea = {};    // one line, for `histostudy list` and the docs
+  std::vector<std::string_view> roles = {};  // of kRoles
   bool counts = true;        // false: a read floor, which returns a byte sum instead of bins
-  bool floor = false;        // the floor other implementations are measured against
+  bool takes_passes = false;  // its policy has P passes: an experiment runs it once per P it sweeps
   // Bytes read from memory per run (GB/s and percent of floor use it).
-  std::uint64_t (*bytes_read)(const LaunchPolicy&, std::uint64_t n);
+  std::uint64_t (*bytes_read)(const LaunchPolicy&, std::uint64_t n) = nullptr;
   // Global-memory atomic updates per run; nullopt where a library hides it.
-  std::optional<std::uint64_t> (*global_atomics)(const LaunchPolicy&, std::uint64_t n);
+  std::optional<std::uint64_t> (*global_atomics)(const LaunchPolicy&, std::uint64_t n) = nullptr;
   CpuHistogram cpu_histogram = nullptr;
   CpuFloor cpu_floor = nullptr;
-  const gpu::Variant* gpu = nullptr;  // null for CPU variants and in builds without CUDA
+  const gpu::Variant* gpu = nullptr;  // null for CPU variants
 };
 
 const std::vector<Implementation>& implementations();
 
+// Bytes read and global atomics, declared once per idea (Implementation's
+// bytes_read and global_atomics).
+namespace declared {
+inline std::uint64_t reads_input_once(const LaunchPolicy&, std::uint64_t n) { return n; }
+inline std::uint64_t reads_input_per_pass(const LaunchPolicy& p, std::uint64_t n) { return n * std::uint64_t(p.passes); }
+inline std::optional<std::uint64_t> no_global_atomics(const LaunchPolicy&, std::uint64_t) { return 0; }
+inline std::optional<std::uint64_t> one_atomic_per_byte(const LaunchPolicy&, std::uint64_t n) { return n; }
+inline std::optional<std::uint64_t> hidden_by_library(const LaunchPolicy&, std::uint64_t) { return std::nullopt; }
+}  // namespace declared
+
+bool has_role(const Implementation& impl, std::string_view role);
+
+// The implementations with `role`, in registry order.
+std::vector<const Implementation*> with_role(std::string_view role);
+
 // Throws UsageError listing the known names when `name` is unknown.
 const Implementation& find_implementation(std::string_view name);
 
-// The floor measured beside `impl` in a run: openmp_read_floor or read_floor.
+// The floor measured beside `impl` in a run: the implementation of its
+// backend with the role "floor".
 const Implementation& floor_for(const Implementation& impl);
+
+// {"implementations": [{"name", "backend", "roles"}...]}: what plots/ reads
+// as data/registry.json (a test keeps the two equal).
+std::string registry_json();
+
+// Declared beside their launch plans.
+namespace cpu {
+const std::vector<Implementation>& implementations();  // cpu_openmp/variants.cpp
+}
+namespace gpu {
+const std::vector<Implementation>& implementations();  // cuda/variants.cpp
+}
 
 }  // namespace hs

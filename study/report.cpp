@@ -37,11 +37,18 @@ std::string sampling_conditions(const std::vector<Row>& rows, const std::string&
 
 std::string ms_or_dash(const Row* r) { return r ? fmt("%.3f", r->summary.median) : "-"; }
 
-// The lesson compares global atomics with the privatized kernel; on the CPU
-// the same pair is the single-thread reference and openmp_private.
+// The implementation of `backend` with `role`; "" when none has it.
+std::string_view with_role_on(const std::string& backend, std::string_view role) {
+  for (const auto* impl : with_role(role))
+    if (backend_name(impl->backend) == backend) return impl->name;
+  return "";
+}
+
+// The lesson compares its baseline with its privatized kernel: on the GPU
+// global atomics against per-block copies, on the CPU one thread against
+// per-thread copies.
 std::pair<std::string_view, std::string_view> lesson_pair(const std::string& backend) {
-  return backend == "cpu" ? std::pair<std::string_view, std::string_view>{"reference", "openmp_private"}
-                          : std::pair<std::string_view, std::string_view>{"global", "per_block"};
+  return {with_role_on(backend, "baseline"), with_role_on(backend, "privatized")};
 }
 
 // The lesson's floor row and its atomic counts, from the first input measured.

@@ -7,6 +7,7 @@
 
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
+#include "study/experiments.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
 #include "study/sizes.hpp"
@@ -14,32 +15,10 @@
 namespace hs {
 namespace {
 
-// docs/study-spec.md section 1: the lesson's three inputs, plus our own prose beside its English.
-const std::vector<std::string> kLessonInputs = {"uniform", "lesson_english", "prose", "one_byte"};
-// docs/study-spec.md section 1: the exercise's partition counts (4 in the lesson) and the ones around it.
-const std::vector<int> kPartitionPasses = {1, 2, 4, 8};
-const std::vector<int> kDefaultPasses = {4};
-// Issue 6: the fast kernel against its peers, at 1 GiB (several times the
-// 60 MB L2, so the floor is HBM's) on every input of the lesson and the sweep.
-const std::vector<std::string> kPerfImpls = {"lane_shared", "per_warp", "cub"};
-constexpr std::uint64_t kPerfSize = 1ull << 30;
-// Claim C8: the block-size sweep of the global and per-block kernels.
-const std::vector<int> kBlockSweep = {64, 128, 256, 512, 1024};
-// Issue 10: the bins' offset from a 2 MiB boundary, 0 to 2 KiB in 128-byte
-// (one L2 line) steps: two periods of the 1 KiB pattern first seen on the H200.
-constexpr std::uint32_t kPlacementSweepEnd = 2048;
-const std::vector<std::string> kPlacementInputs = {"uniform", "lesson_english", "one_byte"};
-
 std::vector<Placement> placement_sweep() {
   std::vector<Placement> out;
-  for (std::uint32_t offset = 0; offset <= kPlacementSweepEnd; offset += Placement::kAlignment) out.push_back({offset});
+  for (std::uint32_t offset = 0; offset <= 2048; offset += Placement::kAlignment) out.push_back({offset});
   return out;
-}
-
-std::vector<std::string> sweep_inputs() {  // Table 16-4: 256, 128, ..., 1 distinct values
-  std::vector<std::string> inputs;
-  for (int k = 256; k >= 1; k /= 2) inputs.push_back("distinct_" + std::to_string(k));
-  return inputs;
 }
 
 bool runs_somewhere(const Implementation& impl, const std::vector<Executor*>& executors) {
@@ -53,8 +32,8 @@ std::vector<const Implementation*> all_runnable(const std::vector<Executor*>& ex
   return out;
 }
 
-// One case per implementation and input and size; `partitioned` once per
-// pass count in `partition_passes`.
+// One case per implementation and input and size; an implementation that
+// takes passes once per pass count in `partition_passes`.
 void add_cases(std::vector<Case>& cases, const std::string& experiment, const std::vector<std::string>& inputs,
                const std::vector<std::uint64_t>& sizes, const std::vector<const Implementation*>& impls,
                const LaunchPolicy& base, const std::vector<int>& partition_passes,
@@ -63,7 +42,7 @@ void add_cases(std::vector<Case>& cases, const std::string& experiment, const st
     for (auto size : sizes)
       for (const auto* impl : impls)
         for (const auto& placement : impl->backend == Backend::cpu ? std::vector<Placement>{{}} : placements) {
-          if (impl->name != "partitioned") {
+          if (!impl->takes_passes) {
             cases.push_back({experiment, input, size, impl, base, placement});
             continue;
           }
@@ -111,6 +90,25 @@ std::vector<Case> checked_and_unique(const std::vector<Case>& cases) {
   return out;
 }
 
+// The implementations of `impls` that experiment `e` runs: those with one
+// of its roles (all of `impls` when the user named them), on the GPU only or
+// counting only where it says so.
+std::vector<const Implementation*> selected(const Experiment& e, const std::vector<const Implementation*>& impls,
+                                            bool named) {
+  std::vector<const Implementation*> out;
+  for (const auto* impl : impls) {
+    const bool by_role = named || e.roles.empty() ||
+                         std::any_of(e.roles.begin(), e.roles.end(), [&](auto r) { return has_role(*impl, r); });
+    if (by_role && (!e.gpu_only || impl->backend == Backend::cuda) && (!e.counting_only || impl->counts))
+      out.push_back(impl);
+  }
+  if (out.empty())
+    throw Unavailable("experiment '" + std::string(e.name) + "' has nothing to run here: it needs " +
+                      (e.gpu_only ? "GPU implementations" : "implementations") +
+                      (e.counting_only ? " that count" : "") + (e.roles.empty() || named ? "" : " of its roles"));
+  return out;
+}
+
 }  // namespace
 
 TimingPlan StudyRequest::cpu_default_timing() {
@@ -120,17 +118,6 @@ TimingPlan StudyRequest::cpu_default_timing() {
   plan.cache = CacheMode::hot;  // the CPU's caches are not flushed
   plan.lesson_warmups = plan.lesson_reps = 0;
   return plan;
-}
-
-std::vector<std::pair<std::string, std::string>> experiment_descriptions() {
-  return {{"lesson", "every implementation on the lesson's inputs (uniform, lesson_english, prose, one_byte) at "
-                     "67,109,475 bytes; partitioned with P = 1, 2, 4, 8"},
-          {"sweep", "the Table 16-4 contention sweep: every implementation on distinct_256, 128, ..., 1"},
-          {"blocks", "claim C8: global and per_block with 64 to 1024 threads per block on the lesson's inputs"},
-          {"perf", "the fastest kernels (lane_shared, per_warp, cub) at 1 GiB on every input, "
-                   "with the GPU's measured shared-memory update rates"},
-          {"placement", "every GPU kernel that adds into global bins, with the bins 0 to 2,048 bytes past a 2 MiB "
-                        "boundary in 128-byte steps, on uniform, lesson_english and one_byte"}};
 }
 
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors) {
@@ -155,51 +142,20 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
   if (experiments.empty()) experiments = custom ? std::vector<std::string>{"custom"}
                                                 : std::vector<std::string>{"lesson", "sweep"};
   const auto sizes = request.sizes.empty() ? std::vector<std::uint64_t>{kLessonSize} : request.sizes;
-  auto inputs_or = [&](const std::vector<std::string>& fallback) {
-    return request.inputs.empty() ? fallback : request.inputs;
-  };
-  auto passes_or = [&](const std::vector<int>& fallback) {
-    return request.passes ? std::vector<int>{request.passes} : fallback;
-  };
   const std::vector<Placement> placements = request.placements.empty() ? std::vector<Placement>{{}} : request.placements;
 
   std::vector<Case> cases;
-  for (const auto& experiment : experiments) {
-    if (experiment == "lesson" || experiment == "custom") {
-      add_cases(cases, experiment, inputs_or(kLessonInputs), sizes, impls, request.policy,
-                passes_or(experiment == "lesson" ? kPartitionPasses : kDefaultPasses), placements);
-    } else if (experiment == "sweep") {
-      add_cases(cases, experiment, inputs_or(sweep_inputs()), sizes, impls, request.policy, passes_or(kDefaultPasses),
-                placements);
-    } else if (experiment == "perf") {
-      std::vector<const Implementation*> subjects;
-      for (const auto* impl : impls)
-        if (request.impls.size() || std::count(kPerfImpls.begin(), kPerfImpls.end(), impl->name)) subjects.push_back(impl);
-      if (subjects.empty()) throw Unavailable("experiment 'perf' needs the GPU kernels");
-      std::vector<std::string> inputs = kLessonInputs;
-      for (const auto& k : sweep_inputs()) inputs.push_back(k);
-      add_cases(cases, experiment, inputs_or(inputs), request.sizes.empty() ? std::vector<std::uint64_t>{kPerfSize} : sizes,
-                subjects, request.policy, passes_or(kDefaultPasses), placements);
-    } else if (experiment == "blocks") {
-      std::vector<const Implementation*> subjects;
-      for (const auto* impl : impls)
-        if (impl->name == "global" || impl->name == "per_block") subjects.push_back(impl);
-      if (subjects.empty()) throw Unavailable("experiment 'blocks' needs the global or per_block GPU kernels");
-      for (int block : kBlockSweep) {
-        LaunchPolicy policy = request.policy;
-        policy.block = block;
-        add_cases(cases, experiment, inputs_or({"uniform", "lesson_english", "one_byte"}), sizes, subjects, policy,
-                  kDefaultPasses, placements);
-      }
-    } else if (experiment == "placement") {
-      std::vector<const Implementation*> subjects;
-      for (const auto* impl : impls)
-        if (impl->backend == Backend::cuda && impl->counts) subjects.push_back(impl);
-      if (subjects.empty()) throw Unavailable("experiment 'placement' needs the GPU kernels that count");
-      add_cases(cases, experiment, inputs_or(kPlacementInputs), sizes, subjects, request.policy,
-                passes_or(kDefaultPasses), request.placements.empty() ? placement_sweep() : request.placements);
-    } else {
-      throw UsageError("unknown experiment '" + experiment + "' (known: lesson, sweep, blocks, perf, placement)");
+  for (const auto& name : experiments) {
+    const Experiment& e = find_experiment(name);
+    const auto subjects = selected(e, impls, !request.impls.empty());
+    const auto inputs = request.inputs.empty() ? e.inputs : request.inputs;
+    const auto e_sizes = request.sizes.empty() && !e.sizes.empty() ? e.sizes : sizes;
+    const auto passes = request.passes ? std::vector<int>{request.passes} : e.passes;
+    const auto e_placements = request.placements.empty() && e.placement_sweep ? placement_sweep() : placements;
+    for (int block : e.blocks.empty() ? std::vector<int>{request.policy.block} : e.blocks) {
+      LaunchPolicy policy = request.policy;
+      policy.block = block;
+      add_cases(cases, name, inputs, e_sizes, subjects, policy, passes, e_placements);
     }
   }
   add_floors(cases, executors);

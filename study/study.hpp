@@ -40,9 +40,6 @@ struct StudyRequest {
   static TimingPlan cpu_default_timing();
 };
 
-// The experiments `histostudy list` describes.
-std::vector<std::pair<std::string, std::string>> experiment_descriptions();
-
 // Expands a request into cases for the given executors; the read floor of
 // each backend is added so every row has a floor from the same run. Every
 // input and size is checked here, before any measurement: throws UsageError

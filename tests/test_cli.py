@@ -122,9 +122,26 @@ class Generate(unittest.TestCase):
         if b"cubins" in run("--help").stdout:  # built with CUDA
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
         if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
-            e(self, "run", "--experiment", "perf", "--no-save", says="needs the GPU kernels")
+            e(self, "run", "--experiment", "perf", "--no-save", says="needs GPU implementations")
             e(self, "run", "--impl", "lane_shared", "--no-save", says="cannot run here")
-            e(self, "run", "--experiment", "placement", "--no-save", says="needs the GPU kernels that count")
+            e(self, "run", "--experiment", "placement", "--no-save", says="needs GPU implementations that count")
+
+
+class Registry(unittest.TestCase):
+    """The registry the binary declares is the one plots/ reads."""
+
+    def test_list_json_is_the_committed_registry(self):
+        printed = run("list", "--json")
+        self.assertEqual(printed.returncode, 0)
+        committed = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "registry.json")
+        with open(committed, "rb") as f:
+            self.assertEqual(printed.stdout.decode(), f.read().decode(),
+                             "data/registry.json differs from `histostudy list --json`: regenerate it")
+
+    def test_every_experiment_is_listed(self):
+        listed = run("list").stdout.decode()
+        for name in ("lesson", "sweep", "blocks", "perf", "placement", "custom"):
+            self.assertIn(f"  {name} ", listed)
 
 
 if __name__ == "__main__":
