@@ -28,7 +28,7 @@ std::uint64_t mod_2mib(const void* p) { return std::uint64_t(reinterpret_cast<st
 
 }  // namespace
 
-SharedDevice::SharedDevice(int device) : device_(device) {
+int SharedDevice::count() {
   int count = 0;
   const cudaError_t found = cudaGetDeviceCount(&count);
   if (found != cudaSuccess) {
@@ -41,6 +41,11 @@ SharedDevice::SharedDevice(int device) : device_(device) {
                       ")");
   }
   if (count == 0) throw Unavailable("no CUDA GPU: cudaGetDeviceCount found no device");
+  return count;
+}
+
+SharedDevice::SharedDevice(int device) : device_(device) {
+  const int count = SharedDevice::count();
   if (device < 0 || device >= count)
     throw UsageError("no CUDA device " + std::to_string(device) + ": this machine has " + std::to_string(count) +
                      " (0.." + std::to_string(count - 1) + ")");

@@ -29,6 +29,8 @@ class SharedDevice {
   // Selects `device`. Throws Unavailable when the machine has no usable CUDA
   // GPU, UsageError when `device` is not one of them.
   explicit SharedDevice(int device);
+  // The CUDA devices this process sees; throws Unavailable (saying why) when none.
+  static int count();
   ~SharedDevice();
   SharedDevice(const SharedDevice&) = delete;
   SharedDevice& operator=(const SharedDevice&) = delete;

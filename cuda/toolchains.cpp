@@ -6,7 +6,11 @@
 #include <regex>
 #include <set>
 
+#include <cuda_runtime_api.h>
+
 #include "build_config.hpp"
+#include "cuda/check.hpp"
+#include "cuda/device_record.hpp"
 #include "cuda/kernel_sources.hpp"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
@@ -93,7 +97,49 @@ void check_toolchain(const std::string& spec) {
   if (const auto library = nvrtc_library_of(spec)) load_nvrtc(*library);
 }
 
-std::shared_ptr<SharedDevice> open_device(int device) { return std::make_shared<SharedDevice>(device); }
+std::string gpu_line(int device) {
+  cudaDeviceProp prop{};
+  HS_CUDA(cudaGetDeviceProperties(&prop, device));
+  const auto record = device_record(device);
+  return std::to_string(device) + ": " + prop.name + ", " + record["uuid"].get<std::string>() + ", PCI " +
+         record["pci_bus_id"].get<std::string>();
+}
+
+namespace {
+
+[[noreturn]] void no_such_device(const std::string& spec, const std::string& why) {
+  std::string found;
+  for (const auto& line : gpu_lines()) found += (found.empty() ? "" : "; ") + line;
+  throw UsageError("--device " + spec + ": " + why + " (GPUs here: " + found + ")");
+}
+
+int device_index(const std::string& spec, int count) {
+  if (spec.empty()) return 0;
+  if (spec.find_first_not_of("0123456789") == std::string::npos && spec.size() <= 6) {
+    const int index = std::stoi(spec);
+    if (index >= count) no_such_device(spec, "no GPU of that index");
+    return index;
+  }
+  if (!spec.starts_with("GPU-")) no_such_device(spec, "name a GPU by its index or its UUID (GPU-...)");
+  std::vector<int> matches;
+  for (int d = 0; d < count; ++d)
+    if (device_record(d)["uuid"].get<std::string>().starts_with(spec)) matches.push_back(d);
+  if (matches.empty()) no_such_device(spec, "no GPU has that UUID");
+  if (matches.size() > 1) no_such_device(spec, "more than one GPU's UUID starts so");
+  return matches.front();
+}
+
+}  // namespace
+
+std::vector<std::string> gpu_lines() {
+  std::vector<std::string> lines;
+  for (int d = 0; d < SharedDevice::count(); ++d) lines.push_back(gpu_line(d));
+  return lines;
+}
+
+std::shared_ptr<SharedDevice> open_device(const std::string& spec) {
+  return std::make_shared<SharedDevice>(device_index(spec, SharedDevice::count()));
+}
 
 std::vector<FoundToolchain> find_toolchains() {
   std::vector<FoundToolchain> found = {{"nvcc", "nvcc " + nvcc::version(), "built in"}};

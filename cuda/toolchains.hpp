@@ -37,9 +37,16 @@ std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, std::shared
 // loaded; needs no GPU, so a bad --toolchain is refused on any machine.
 void check_toolchain(const std::string& spec);
 
-// The device every GPU executor of a run shares. Throws Unavailable when
-// there is no usable GPU.
-std::shared_ptr<SharedDevice> open_device(int device = 0);
+// The device every GPU executor of a run shares: `spec` is an index ("1")
+// or a UUID as nvidia-smi prints it ("GPU-b0422cc1-...", or a unique start
+// of one); "" is the first GPU. Throws Unavailable when there is no usable
+// GPU, UsageError for a device that is not here (listing the GPUs found).
+std::shared_ptr<SharedDevice> open_device(const std::string& spec = "");
+
+// "0: NVIDIA H200, GPU-b0422cc1-..., PCI 00000000:00:06.0": the GPU of
+// that index, and every GPU here a line each.
+std::string gpu_line(int device);
+std::vector<std::string> gpu_lines();
 
 // The executor for kernels `nvrtc` compiles for the device at construction.
 std::unique_ptr<Executor> make_nvrtc_executor(std::shared_ptr<const NvrtcLibrary> nvrtc,

@@ -49,6 +49,16 @@ double gigabytes_per_second(std::uint64_t bytes, double ms) {
 namespace {
 
 // Resolves the policy and checks one run; the row is timed only if it passed.
+// The GPU an executor runs on, as every row names it; null for the CPU.
+nlohmann::json device_of(const Executor& executor) {
+  const auto described = executor.describe();
+  if (!described.contains("device")) return nullptr;
+  nlohmann::json out = nlohmann::json::object();
+  for (const char* key : {"index", "uuid", "name", "pci_bus_id"})
+    if (described["device"].contains(key)) out[key] = described["device"][key];
+  return out;
+}
+
 Row checked_row(Executor& executor, const Implementation& impl, const LaunchPolicy& requested,
                 const Placement& placement, const Subject& subject, const TimingPlan& timing,
                 const std::string& experiment) {
@@ -57,6 +67,7 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   row.impl = impl.name;
   row.backend = backend_name(impl.backend);
   row.roles.assign(impl.roles.begin(), impl.roles.end());
+  row.device = device_of(executor);
   row.toolchain = executor.toolchain();
   row.control_of = executor.control_of();
   row.code = executor.code_path();
@@ -210,6 +221,7 @@ nlohmann::json Row::to_json() const {
           {"impl", impl},
           {"backend", backend},
           {"roles", roles},
+          {"device", device},
           {"toolchain", toolchain},
           {"input", input},
           {"size", size},

@@ -46,6 +46,7 @@ struct Subject {
 struct Row {
   std::string experiment, impl, backend, toolchain, input;
   std::vector<std::string> roles;  // the registry's (registry.hpp, kRoles)
+  nlohmann::json device;           // the GPU it ran on (index, uuid, name, pci_bus_id); null on the CPU
   std::uint64_t size = 0;
   LaunchPolicy policy;
   BinStats input_stats;

@@ -32,6 +32,7 @@
 #include "study/registry.hpp"
 #include "study/report.hpp"
 #include "study/results.hpp"
+#include "study/session.hpp"
 #include "study/sizes.hpp"
 #include "study/study.hpp"
 #if HISTOSTUDY_HAVE_CUDA
@@ -44,134 +45,6 @@
 namespace {
 
 using hs::Executor;
-
-struct Executors {
-  std::vector<std::unique_ptr<Executor>> owned;
-  std::string gpu_absent;  // why there is no GPU executor, if there is none
-  std::vector<std::string> skipped;  // toolchain entries left out (modules:DIR), a line each
-  std::vector<Executor*> all() const {
-    std::vector<Executor*> out;
-    for (const auto& e : owned) out.push_back(e.get());
-    return out;
-  }
-};
-
-// --control: "auto" repeats the first toolchain when two or more are
-// compared (a modules directory holds many); "none" adds no control; a spec
-// repeats that toolchain (of a modules directory, its first entry).
-std::string control_spec(const std::string& control, const std::vector<std::string>& toolchains) {
-  if (control == "none") return "";
-  if (control != "auto") return control;
-  const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && hs::gpu::modules_dir_of(toolchains[0]));
-  return several ? toolchains.front() : "";
-}
-
-// The CPU executor, and one GPU executor per toolchain spec ("nvcc",
-// "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
-// one shared device: the study samples them in rotation.
-Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none") {
-  Executors ex;
-  ex.owned.push_back(hs::make_cpu_executor());
-#if HISTOSTUDY_HAVE_CUDA
-  const std::string repeated = control_spec(control, toolchains);
-  for (const auto& spec : toolchains) hs::gpu::check_toolchain(spec);
-  if (!repeated.empty()) hs::gpu::check_toolchain(repeated);
-  try {
-    const auto device = hs::gpu::open_device(0);
-    std::vector<std::string> labels;
-    for (const auto& spec : toolchains)
-      for (auto& executor : hs::gpu::make_gpu_executors(spec, device, ex.skipped)) {
-        if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
-          throw hs::UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
-        labels.push_back(executor->toolchain());
-        ex.owned.push_back(std::move(executor));
-      }
-    if (!repeated.empty()) {
-      std::vector<std::string> again;  // a modules directory's skips were said once already
-      auto entries = hs::gpu::make_gpu_executors(repeated, device, again);
-      if (entries.empty()) throw hs::UsageError("--control " + repeated + ": no entry of it can run here");
-      ex.owned.push_back(hs::make_control(std::move(entries.front())));
-    }
-    for (const auto& line : ex.skipped) std::cerr << "histostudy: " << line << "\n";
-  } catch (const hs::Unavailable& e) {
-    ex.owned.resize(1);
-    ex.gpu_absent = e.what();
-  }
-#else
-  (void)toolchains, (void)control;
-  ex.gpu_absent = "this histostudy was built without CUDA";
-#endif
-  return ex;
-}
-
-// The GPU's UUID, from the first GPU executor; "" without one.
-std::string gpu_uuid(const Executors& ex) {
-  for (const auto& e : ex.owned) {
-    const auto d = e->describe();
-    if (d.contains("device") && d["device"].contains("uuid")) return d["device"]["uuid"].get<std::string>();
-  }
-  return "";
-}
-
-// NVML's snapshot of the run's GPU (clocks, power, temperature...); null without one.
-nlohmann::json gpu_state(const Executors& ex) {
-  const std::string uuid = gpu_uuid(ex);
-  return uuid.empty() ? nlohmann::json(nullptr) : hs::nvml::gpu_state(uuid);
-}
-
-nlohmann::json environment_record(const Executors& ex) {
-  nlohmann::json executors = nlohmann::json::array();
-  for (const auto& e : ex.owned) executors.push_back({{"toolchain", e->toolchain()}, {"describe", e->describe()}});
-  nlohmann::json loading = nullptr;
-#if HISTOSTUDY_HAVE_CUDA
-  if (ex.gpu_absent.empty()) {
-    const char* variable = std::getenv("CUDA_MODULE_LOADING");
-    loading = {{"CUDA_MODULE_LOADING", variable ? nlohmann::json(variable) : nlohmann::json(nullptr)},
-               {"mode", hs::gpu::module_loading_mode()},
-               {"kernels_loaded_before_timing", true}};
-  }
-#endif
-  return {{"host", hs::host_environment()},
-          {"build", hs::build_environment()},
-          {"driver", hs::nvml::driver()},
-          {"executors", executors},
-          {"module_loading", loading},
-          {"skipped_toolchains", ex.skipped},
-          {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
-}
-
-// "<date>_<gpu or cpu>_<toolchains>": what the file is, from its name alone.
-// File names stay far below NAME_MAX (255 bytes): a run of 27 toolchains
-// once failed its save on a name of 600.
-constexpr std::size_t kMaxStemToolchains = 100;
-
-std::string result_stem(const Executors& ex, const std::vector<hs::Row>& rows) {
-  std::string device = "cpu";
-  std::vector<std::string> used;
-  for (const auto& e : ex.owned) {
-    const auto d = e->describe();
-    if (d.contains("device") && d["device"].contains("name")) device = d["device"]["name"].get<std::string>();
-    if (std::any_of(rows.begin(), rows.end(), [&](const hs::Row& r) { return r.toolchain == e->toolchain(); }))
-      used.push_back(e->toolchain());
-  }
-  std::string toolchains;
-  for (const auto& t : used) toolchains += (toolchains.empty() ? "" : "+") + t;
-  if (hs::slug(toolchains).size() > kMaxStemToolchains && used.size() > 1)
-    toolchains = used.front() + " and " + std::to_string(used.size() - 1) + " more toolchains";
-  return hs::utc_now(true) + "_" + hs::slug(device) + "_" + hs::slug(toolchains);
-}
-
-// Saves the run; should its name be refused, under a plain one, so that no
-// measurement is lost to a file name.
-std::string save(const hs::RunRecord& record, const std::string& dir, const std::string& stem) {
-  const auto doc = hs::result_document(record);
-  try {
-    return hs::write_result(doc, dir, stem).string();
-  } catch (const hs::Error& e) {
-    std::cerr << "histostudy: " << e.what() << "; saving as a plain name\n";
-    return hs::write_result(doc, dir, stem.substr(0, stem.find('_')) + "_run").string();
-  }
-}
 
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
@@ -217,39 +90,16 @@ void check_stdout() {
   if (!std::cout) throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")");
 }
 
-// The perf experiment records the GPU's shared-memory update rates, the
-// ceiling of one-update-per-byte designs (issue 6), beside its rows.
-nlohmann::json shared_rates_if_asked(const hs::StudyRequest& request, const Executors& ex) {
-#if HISTOSTUDY_HAVE_CUDA
-  const auto& e = request.experiments;
-  if (std::none_of(e.begin(), e.end(), [](const std::string& name) {
-        return hs::find_experiment(name).measures_shared_rates;
-      }) || !ex.gpu_absent.empty())
-    return nullptr;
-  std::cerr << "histostudy: measuring shared-memory update rates" << std::endl;
-  const hs::gpu::SharedRates r = hs::gpu::measure_shared_rates(0);
-  nlohmann::json rates = nlohmann::json::array();
-  for (const auto& rate : r.rates)
-    rates.push_back({{"pattern", rate.pattern},
-                     {"updates_per_clock_sm", rate.updates_per_clock_sm},
-                     {"ceiling_gbps", rate.ceiling_gbps}});
-  return {{"shared_rates", rates},
-          {"sm_count", r.sm_count},
-          {"sm_clock_mhz", r.sm_clock_mhz},
-          {"threads_per_block", r.threads_per_block},
-          {"blocks_per_sm", r.blocks_per_sm}};
-#else
-  (void)request;
-  (void)ex;
-  return nullptr;
-#endif
-}
+constexpr const char* kDeviceHelp =
+    "the GPU: its index (0, 1, ...) or UUID (GPU-..., as nvidia-smi -L prints it; a unique start will do); "
+    "default: the first";
 
 struct RunOptions {
   std::vector<std::string> experiments, impls, inputs, sizes, toolchains, bins_offsets;
   int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20, max_reps = 200;
   double noise_pct = 0.5, max_time_s = 5.0, throttle = 0.75;
   std::string cache = "cold", control = "auto";
+  std::string device;  // --device: index or UUID; "" the first GPU
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
 };
@@ -310,34 +160,20 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.throttle_fraction = opt.throttle;
   check_before_measuring(opt);
 
-  hs::RunRecord record;
-  record.started = hs::utc_now();
   const auto toolchains = split_commas(opt.toolchains);
-  Executors ex = make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control);
+  const hs::Executors ex =
+      hs::make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
+  if (!ex.device_line.empty()) std::cerr << "histostudy: on " << ex.device_line << "\n";
   std::cerr << "histostudy: " << hs::describe_plan(cases) << "\n";
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
-  record.provenance = hs::provenance(argv);
-  record.timing = {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}};
-  const nlohmann::json state_before = gpu_state(ex);
-  try {
-    hs::run_cases(cases, ex.all(), request, [](const std::string& line) { std::cerr << line << std::endl; },
-                  record.rows);
-    record.hardware = shared_rates_if_asked(request, ex);
-  } catch (const std::exception& e) {  // keep every measurement taken: the file says where it stopped
-    record.incomplete = e.what();
-    hs::attach_floors(record.rows);
-  }
-  record.environment = environment_record(ex);
-  record.environment["gpu_state_before"] = state_before;
-  record.environment["gpu_state_after"] = gpu_state(ex);
-  record.finished = hs::utc_now();
+  const hs::RunRecord record = hs::record_run(request, cases, ex, argv,
+                                              [](const std::string& line) { std::cerr << line << std::endl; });
   // Saved before anything is printed: a closed pipe on standard output loses no run.
-  std::string saved;
-  if (!opt.no_save) saved = save(record, opt.out_dir, result_stem(ex, record.rows));
+  const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
   if (!record.incomplete.empty())
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
 
@@ -353,9 +189,9 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   return all_passed ? 0 : 1;
 }
 
-int count_command(const std::string& impl_name, const std::string& path, int threads) {
+int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
-  Executors ex = make_executors();
+  const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
   for (auto* e : ex.all())
     if (e->supports(impl)) {
       const hs::Bins bins = hs::count_stream(path, impl, *e, threads);
@@ -369,7 +205,7 @@ int count_command(const std::string& impl_name, const std::string& path, int thr
 }
 
 void list_command() {
-  Executors ex = make_executors();
+  const hs::Executors ex = hs::make_executors();
   std::cout << "implementations (histostudy run --impl NAME):\n";
   for (const auto& impl : hs::implementations()) {
     bool here = std::any_of(ex.owned.begin(), ex.owned.end(), [&](const auto& e) { return e->supports(impl); });
@@ -492,6 +328,7 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)");
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+  run->add_option("--device", run_opt.device, kDeviceHelp);
   run->add_option("--toolchain", run_opt.toolchains,
                   "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
                   "(default nvcc; see list)");
@@ -501,10 +338,12 @@ int main(int argc, char** argv) {
   for (const auto* impl : hs::with_role("privatized"))
     if (impl->backend == hs::Backend::cpu && count_impl.empty()) count_impl = impl->name;
   int count_threads = 0;
+  std::string count_device;
   auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
   count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
   count->add_option("--impl", count_impl, "implementation (default: the CPU's privatized one)")->capture_default_str();
   count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count->add_option("--device", count_device, kDeviceHelp);
 
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
@@ -519,6 +358,8 @@ int main(int argc, char** argv) {
   bool list_json = false;
   list->add_flag("--json", list_json, "the registry as JSON: names, backends and roles (data/registry.json)");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
+  std::string env_device;
+  env->add_option("--device", env_device, kDeviceHelp);
 
   std::vector<std::string> cubin_toolchains, cubin_archs = {"75,90"};
   std::string cubin_dir;
@@ -538,7 +379,7 @@ int main(int argc, char** argv) {
   }
   try {
     check_thread_variable();
-    if (*count) return count_command(count_impl, count_path, count_threads);
+    if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*generate) {
       hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out, gen_force);
       return 0;
@@ -554,9 +395,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*env) {
-      const Executors ex = make_executors();
-      nlohmann::json record = environment_record(ex);
-      record["gpu_state"] = gpu_state(ex);
+      const hs::Executors ex = hs::make_executors({"nvcc"}, "none", env_device);
+      nlohmann::json record = hs::environment_record(ex);
+      record["gpu_state"] = hs::gpu_state(ex);
       std::cout << hs::lossless_utf8(record).dump(2) << "\n";
       check_stdout();
       return 0;

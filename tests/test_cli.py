@@ -3,6 +3,7 @@
 independent count (Python's collections.Counter) and a clear one-line error
 with a non-zero exit for every bad input. Usage: test_cli.py HISTOSTUDY"""
 import collections
+import json
 import os
 import random
 import subprocess
@@ -125,6 +126,39 @@ class Generate(unittest.TestCase):
             e(self, "run", "--experiment", "perf", "--no-save", says="needs GPU implementations")
             e(self, "run", "--impl", "lane_shared", "--no-save", says="cannot run here")
             e(self, "run", "--experiment", "placement", "--no-save", says="needs GPU implementations that count")
+
+
+class Device(unittest.TestCase):
+    """--device names the GPU of run, count and env; a GPU that is not here is one clear line."""
+
+    def test_a_device_that_is_not_here_is_refused(self):
+        gpu = "[cannot run here]" not in run("list").stdout.decode()
+        for command in (["run", "-s", "611", "--impl", "reference", "--no-save"], ["env"], ["count"]):
+            r = run(*command, "--device", "99", stdin=b"")
+            err = r.stderr.decode()
+            self.assertNotEqual(r.returncode, 0, command)
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn("--device 99:", err)
+            if gpu:
+                self.assertIn("GPUs here: 0: ", err)
+
+    def test_rows_name_their_gpu(self):
+        if "[cannot run here]" in run("list").stdout.decode():
+            self.skipTest("no usable GPU here")
+        uuid = json.loads(run("env").stdout)["executors"][1]["describe"]["device"]["uuid"]
+        with tempfile.TemporaryDirectory() as d:
+            r = run("run", "--device", uuid[:12], "-s", "65536", "--impl", "global,reference", "--reps", "3",
+                    "-o", d)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            self.assertIn("on GPU 0: ", r.stderr.decode())
+            rows = json.load(open(os.path.join(d, os.listdir(d)[0])))["rows"]
+        for row in rows:
+            if row["backend"] == "cuda":
+                self.assertEqual(row["device"]["uuid"], uuid)
+                self.assertEqual(row["device"]["index"], 0)
+                self.assertTrue(row["device"]["pci_bus_id"])
+            else:
+                self.assertIsNone(row["device"])
 
 
 class Registry(unittest.TestCase):

@@ -1,0 +1,213 @@
+#include "study/session.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "build_config.hpp"
+#include "study/control.hpp"
+#include "study/env.hpp"
+#include "study/error.hpp"
+#include "study/experiments.hpp"
+#include "study/nvml.hpp"
+#include "study/results.hpp"
+#if HISTOSTUDY_HAVE_CUDA
+#include "cuda/driver_api.hpp"
+#include "cuda/microbench.hpp"
+#include "cuda/modules.hpp"
+#include "cuda/shared_device.hpp"
+#include "cuda/toolchains.hpp"
+#endif
+
+namespace hs {
+
+std::vector<Executor*> Executors::all() const {
+  std::vector<Executor*> out;
+  for (const auto& e : owned) out.push_back(e.get());
+  return out;
+}
+
+namespace {
+
+// --control: "auto" repeats the first toolchain when two or more are
+// compared (a modules directory holds many); "none" adds no control; a spec
+// repeats that toolchain (of a modules directory, its first entry).
+std::string control_spec(const std::string& control, const std::vector<std::string>& toolchains) {
+  if (control == "none") return "";
+  if (control != "auto") return control;
+  const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && gpu::modules_dir_of(toolchains[0]));
+  return several ? toolchains.front() : "";
+}
+
+// The CPU executor, and one GPU executor per toolchain spec ("nvcc",
+// "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
+// one shared device: the study samples them in rotation.
+// The GPU's UUID, from the first GPU executor; "" without one.
+std::string gpu_uuid(const Executors& ex) {
+  for (const auto& e : ex.owned) {
+    const auto d = e->describe();
+    if (d.contains("device") && d["device"].contains("uuid")) return d["device"]["uuid"].get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
+Executors make_executors(const std::vector<std::string>& toolchains, const std::string& control,
+                         const std::string& device_spec) {
+  Executors ex;
+  ex.owned.push_back(make_cpu_executor());
+#if HISTOSTUDY_HAVE_CUDA
+  const std::string repeated = control_spec(control, toolchains);
+  for (const auto& spec : toolchains) gpu::check_toolchain(spec);
+  if (!repeated.empty()) gpu::check_toolchain(repeated);
+  try {
+    const auto device = gpu::open_device(device_spec);
+    ex.device_line = "GPU " + gpu::gpu_line(device->device());
+    std::vector<std::string> labels;
+    for (const auto& spec : toolchains)
+      for (auto& executor : gpu::make_gpu_executors(spec, device, ex.skipped)) {
+        if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
+          throw UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
+        labels.push_back(executor->toolchain());
+        ex.owned.push_back(std::move(executor));
+      }
+    if (!repeated.empty()) {
+      std::vector<std::string> again;  // a modules directory's skips were said once already
+      auto entries = gpu::make_gpu_executors(repeated, device, again);
+      if (entries.empty()) throw UsageError("--control " + repeated + ": no entry of it can run here");
+      ex.owned.push_back(make_control(std::move(entries.front())));
+    }
+    for (const auto& line : ex.skipped) std::cerr << "histostudy: " << line << "\n";
+  } catch (const Unavailable& e) {
+    if (!device_spec.empty()) throw Unavailable("--device " + device_spec + ": " + e.what());
+    ex.owned.resize(1);
+    ex.gpu_absent = e.what();
+  }
+#else
+  (void)toolchains, (void)control;
+  if (!device_spec.empty()) throw Unavailable("--device " + device_spec + ": this histostudy was built without CUDA");
+  ex.gpu_absent = "this histostudy was built without CUDA";
+#endif
+  return ex;
+}
+
+// NVML's snapshot of the run's GPU (clocks, power, temperature...); null without one.
+nlohmann::json gpu_state(const Executors& ex) {
+  const std::string uuid = gpu_uuid(ex);
+  return uuid.empty() ? nlohmann::json(nullptr) : nvml::gpu_state(uuid);
+}
+
+nlohmann::json environment_record(const Executors& ex) {
+  nlohmann::json executors = nlohmann::json::array();
+  for (const auto& e : ex.owned) executors.push_back({{"toolchain", e->toolchain()}, {"describe", e->describe()}});
+  nlohmann::json loading = nullptr;
+#if HISTOSTUDY_HAVE_CUDA
+  if (ex.gpu_absent.empty()) {
+    const char* variable = std::getenv("CUDA_MODULE_LOADING");
+    loading = {{"CUDA_MODULE_LOADING", variable ? nlohmann::json(variable) : nlohmann::json(nullptr)},
+               {"mode", gpu::module_loading_mode()},
+               {"kernels_loaded_before_timing", true}};
+  }
+#endif
+  return {{"host", host_environment()},
+          {"build", build_environment()},
+          {"driver", nvml::driver()},
+          {"executors", executors},
+          {"module_loading", loading},
+          {"skipped_toolchains", ex.skipped},
+          {"gpu_absent", ex.gpu_absent.empty() ? nlohmann::json(nullptr) : nlohmann::json(ex.gpu_absent)}};
+}
+
+namespace {
+
+// "<date>_<gpu or cpu>_<toolchains>": what the file is, from its name alone.
+// File names stay far below NAME_MAX (255 bytes): a run of 27 toolchains
+// once failed its save on a name of 600.
+constexpr std::size_t kMaxStemToolchains = 100;
+
+std::string result_stem(const Executors& ex, const std::vector<Row>& rows) {
+  std::string device = "cpu";
+  std::vector<std::string> used;
+  for (const auto& e : ex.owned) {
+    const auto d = e->describe();
+    if (d.contains("device") && d["device"].contains("name")) device = d["device"]["name"].get<std::string>();
+    if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.toolchain == e->toolchain(); }))
+      used.push_back(e->toolchain());
+  }
+  std::string toolchains;
+  for (const auto& t : used) toolchains += (toolchains.empty() ? "" : "+") + t;
+  if (slug(toolchains).size() > kMaxStemToolchains && used.size() > 1)
+    toolchains = used.front() + " and " + std::to_string(used.size() - 1) + " more toolchains";
+  return utc_now(true) + "_" + slug(device) + "_" + slug(toolchains);
+}
+
+// Saves the run; should its name be refused, under a plain one, so that no
+// measurement is lost to a file name.
+std::string save(const RunRecord& record, const std::string& dir, const std::string& stem) {
+  const auto doc = result_document(record);
+  try {
+    return write_result(doc, dir, stem).string();
+  } catch (const Error& e) {
+    std::cerr << "histostudy: " << e.what() << "; saving as a plain name\n";
+    return write_result(doc, dir, stem.substr(0, stem.find('_')) + "_run").string();
+  }
+}
+
+
+// The perf experiment records the GPU's shared-memory update rates, the
+// ceiling of one-update-per-byte designs (issue 6), beside its rows.
+nlohmann::json shared_rates_if_asked(const StudyRequest& request, const Executors& ex) {
+#if HISTOSTUDY_HAVE_CUDA
+  const auto& e = request.experiments;
+  if (std::none_of(e.begin(), e.end(), [](const std::string& name) {
+        return find_experiment(name).measures_shared_rates;
+      }) || !ex.gpu_absent.empty())
+    return nullptr;
+  std::cerr << "histostudy: measuring shared-memory update rates" << std::endl;
+  const gpu::SharedRates r = gpu::measure_shared_rates(0);
+  nlohmann::json rates = nlohmann::json::array();
+  for (const auto& rate : r.rates)
+    rates.push_back({{"pattern", rate.pattern},
+                     {"updates_per_clock_sm", rate.updates_per_clock_sm},
+                     {"ceiling_gbps", rate.ceiling_gbps}});
+  return {{"shared_rates", rates},
+          {"sm_count", r.sm_count},
+          {"sm_clock_mhz", r.sm_clock_mhz},
+          {"threads_per_block", r.threads_per_block},
+          {"blocks_per_sm", r.blocks_per_sm}};
+#else
+  (void)request;
+  (void)ex;
+  return nullptr;
+#endif
+}
+
+}  // namespace
+
+RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases, const Executors& ex,
+                     const std::vector<std::string>& argv, const std::function<void(const std::string&)>& progress) {
+  RunRecord record;
+  record.started = utc_now();
+  record.provenance = provenance(argv);
+  record.timing = {{"gpu", request.gpu_timing.to_json()}, {"cpu", request.cpu_timing.to_json()}};
+  const nlohmann::json state_before = gpu_state(ex);
+  try {
+    run_cases(cases, ex.all(), request, progress, record.rows);
+    record.hardware = shared_rates_if_asked(request, ex);
+  } catch (const std::exception& e) {  // keep every measurement taken: the file says where it stopped
+    record.incomplete = e.what();
+    attach_floors(record.rows);
+  }
+  record.environment = environment_record(ex);
+  record.environment["gpu_state_before"] = state_before;
+  record.environment["gpu_state_after"] = gpu_state(ex);
+  record.finished = utc_now();
+  return record;
+}
+
+std::string save_run(const RunRecord& record, const Executors& ex, const std::string& dir) {
+  return save(record, dir, result_stem(ex, record.rows));
+}
+
+}  // namespace hs

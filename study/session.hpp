@@ -1,0 +1,53 @@
+// One run of the study as a whole: the executors it measures with (the CPU,
+// one GPU executor per toolchain on one shared device, the A/A control), the
+// environment record, the measurements, and the result file they make. The
+// command-line front end (main.cpp) parses options and calls these.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "study/executor.hpp"
+#include "study/results.hpp"
+#include "study/study.hpp"
+
+namespace hs {
+
+struct Executors {
+  std::vector<std::unique_ptr<Executor>> owned;
+  std::string gpu_absent;            // why there is no GPU executor, if there is none
+  std::vector<std::string> skipped;  // toolchain entries left out (modules:DIR), a line each
+  std::string device_line;           // "GPU 0: NVIDIA H200 (GPU-..., 00000000:00:06.0)": which GPU, said once
+  std::vector<Executor*> all() const;
+};
+
+// The CPU executor, and one GPU executor per toolchain spec ("nvcc",
+// "nvrtc", "nvrtc:LIBRARY", "modules:DIR"), in order, plus the A/A control
+// entry (--control auto|none|SPEC), all on one shared device: `device` is
+// an index or a UUID ("" the first GPU). Without a usable GPU the GPU
+// executors are left out and `gpu_absent` says why, unless a device was
+// named: then that is an error.
+Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none",
+                         const std::string& device = "");
+
+// The environment record of a run on `ex` (host, build, driver, executors).
+nlohmann::json environment_record(const Executors& ex);
+
+// NVML's snapshot of the run's GPU (clocks, power, temperature...); null without one.
+nlohmann::json gpu_state(const Executors& ex);
+
+// Measures `cases` and returns the run's record. An error part-way ends the
+// run with every measurement taken kept, and the record says where
+// (RunRecord::incomplete).
+RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases, const Executors& ex,
+                     const std::vector<std::string>& argv, const std::function<void(const std::string&)>& progress);
+
+// Writes the record as DIR/<date>_<gpu or cpu>_<toolchains>.json (a plain
+// name should that be refused, so no measurement is lost to a file name);
+// returns the path.
+std::string save_run(const RunRecord& record, const Executors& ex, const std::string& dir);
+
+}  // namespace hs
