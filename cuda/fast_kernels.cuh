@@ -12,7 +12,7 @@
 // Why: a shared histogram whose lanes hit random bins meets bank conflicts
 // (about 3.5 distinct words per bank among 32 random bins) and one whose
 // lanes hit one bin serializes, so on the H200 uniform bytes stop near half
-// the read floor (per_warp with 16-byte loads, cub). Here lane L only ever
+// the read floor (a copy per warp with 16-byte loads, cub). Here lane L only ever
 // adds to words L + 32 k, all in bank L, so every atomic instruction is
 // conflict-free whatever the input: the kernel is flat across inputs. The
 // atomics' results are unused, so they compile to RED: nothing waits on

@@ -43,9 +43,9 @@ struct KernelLaunch {
   std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
-  unsigned slice = 0;        // the kernel's fourth argument (partitioned: the pass's first bin)
+  unsigned slice = 0;        // the kernel's fourth argument (a pass's first bin, a fold's row count)
   // GPU memory every launch of the run gets as its fifth argument
-  // (lane_shared: the blocks' rows); no launch may expect what it holds.
+  // (a counting kernel's rows for its fold); no launch may expect what it holds.
   std::size_t scratch_bytes = 0;
 };
 

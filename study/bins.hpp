@@ -20,7 +20,7 @@ struct BinStats {
 
 BinStats stats_of(const Bins& bins);
 
-// Sum of byte values (what the lesson's sum_bytes computes), from a histogram.
+// Sum of byte values (what the read floors compute), from a histogram.
 std::uint64_t byte_sum(const Bins& bins);
 
 // Describes the first bin where got differs from want, or nothing if equal.

@@ -303,7 +303,7 @@ int main(int argc, char** argv) {
   run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
-  run->add_option("-p,--passes", run_opt.passes, "partitioned passes P: 1, 2, 4, 8")
+  run->add_option("-p,--passes", run_opt.passes, "passes P (1, 2, 4, 8) of the implementations that take them")
       ->check(CLI::IsMember({1, 2, 4, 8}));
   run->add_option("--warmups", run_opt.warmups, "untimed GPU runs of each toolchain before its samples")
       ->capture_default_str()->check(whole_number_in(0, 1000));

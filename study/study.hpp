@@ -32,7 +32,7 @@ struct StudyRequest {
   std::vector<std::string> inputs;       // replaces their inputs
   std::vector<std::uint64_t> sizes;      // replaces their sizes
   LaunchPolicy policy;                   // grid, block, threads set by the user
-  int passes = 0;                        // partitioned's P; 0: the experiment's (lesson: 1, 2, 4, 8; else 4)
+  int passes = 0;                        // P for implementations that take passes; 0: the experiment's
   std::vector<Placement> placements;     // bins offsets; empty: the experiment's (placement: its sweep; else 0)
   TimingPlan gpu_timing;
   TimingPlan cpu_timing = cpu_default_timing();
