@@ -131,14 +131,21 @@ std::vector<KernelLaunch> plan_global(const LaunchPolicy& p, std::uint64_t) {
 
 // ---- per_block ----------------------------------------------------------
 
-LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
-  const DeviceLimits& limits = target.limits;
-  LaunchPolicy p = launch_shape(requested, limits, "per_block");
-  p.counter_bits = counter_bits_for(requested, n, runs, "per_block");
-  p.shared_bytes = kBinsSharedBytes;  // static
-  check_shared(p, limits, "per_block");
-  check_block_bytes(p, n, "per_block");
+// The privatized kernels: `copies` 256-counter shared copies a block (the
+// shared bytes are the same whether static or dynamic).
+LaunchPolicy resolve_copies(LaunchPolicy requested, std::uint64_t n, int runs, const DeviceLimits& limits,
+                            std::string_view name, int copies) {
+  LaunchPolicy p = launch_shape(requested, limits, name);
+  p.counter_bits = counter_bits_for(requested, n, runs, name);
+  p.copies = copies;
+  p.shared_bytes = std::uint64_t(copies) * kBinsSharedBytes;
+  check_shared(p, limits, name);
+  check_block_bytes(p, n, name);
   return p;
+}
+
+LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
+  return resolve_copies(requested, n, runs, target.limits, "per_block", 1);  // static
 }
 
 std::vector<KernelLaunch> plan_per_block(const LaunchPolicy& p, std::uint64_t) {
@@ -148,14 +155,9 @@ std::vector<KernelLaunch> plan_per_block(const LaunchPolicy& p, std::uint64_t) {
 // ---- per_warp -----------------------------------------------------------
 
 LaunchPolicy resolve_per_warp(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
-  const DeviceLimits& limits = target.limits;
-  LaunchPolicy p = launch_shape(requested, limits, "per_warp");
-  p.counter_bits = counter_bits_for(requested, n, runs, "per_warp");
-  p.copies = int((unsigned(p.block) + kWarpSize - 1) / kWarpSize);  // a partial last warp gets a copy too
-  p.shared_bytes = std::uint64_t(p.copies) * kBinsSharedBytes;      // dynamic
-  check_shared(p, limits, "per_warp");
-  check_block_bytes(p, n, "per_warp");
-  return p;
+  const int block = requested.block == 0 ? kLessonBlock : requested.block;
+  const int copies = int((unsigned(block) + kWarpSize - 1) / kWarpSize);  // a partial last warp gets a copy too
+  return resolve_copies(requested, n, runs, target.limits, "per_warp", copies);  // dynamic
 }
 
 std::vector<KernelLaunch> plan_per_warp(const LaunchPolicy& p, std::uint64_t) {
