@@ -50,6 +50,16 @@ std::vector<Experiment> table() {
        .gpu_only = true,
        .passes = {4},
        .measures_shared_rates = true},
+      // Issue 16: the fixed costs show at small sizes, the floor's L2 share
+      // below about 48 MiB (cold samples flush it), HBM's rate above.
+      {.name = "sizes",
+       .description = "the subject and the peer GPU kernels beside the read floor from 1 MiB to 4 GiB on uniform, "
+                      "lesson_english and one_byte",
+       .inputs = {"uniform", "lesson_english", "one_byte"},
+       .sizes = {1ull << 20, 4ull << 20, 16ull << 20, (64ull << 20) + 611, 256ull << 20, 1ull << 30, 4ull << 30},
+       .roles = {"subject", "peer"},
+       .gpu_only = true,
+       .passes = {4}},
       // Issue 10: two periods of the 1 KiB pattern first seen on the H200.
       {.name = "placement",
        .description = "every GPU kernel that adds into global bins, with the bins 0 to 2,048 bytes past a 2 MiB "

@@ -174,7 +174,7 @@ class Registry(unittest.TestCase):
 
     def test_every_experiment_is_listed(self):
         listed = run("list").stdout.decode()
-        for name in ("lesson", "sweep", "blocks", "perf", "placement", "custom"):
+        for name in ("lesson", "sweep", "blocks", "perf", "sizes", "placement", "custom"):
             self.assertIn(f"  {name} ", listed)
 
 
