@@ -20,7 +20,7 @@ namespace hs::gpu {
   F(cuModuleGetFunction) \
   F(cuFuncGetAttribute) \
   F(cuFuncSetAttribute) \
-  F(cuLaunchKernel) \
+  F(cuLaunchKernelEx) \
   F(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   F(cuModuleGetLoadingMode)
 

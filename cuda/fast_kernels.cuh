@@ -148,6 +148,11 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
     }
     for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
   }
+#if __CUDA_ARCH__ >= 900
+  // The fold may start launching (a programmatic dependent launch): it
+  // waits for this grid's rows before it reads them.
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
   const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned long long threads = (unsigned long long)gridDim.x * blockDim.x;
   hs_for_edge_bytes(in, data, n, thread, threads, [column](unsigned char b) { atomicAdd(column + b * 32u, 1u); });
@@ -180,6 +185,11 @@ __global__ void __launch_bounds__(HS_FOLD_BLOCK)
   const unsigned per = (count + gridDim.x - 1) / gridDim.x;
   const unsigned first = blockIdx.x * per;
   const unsigned last = first >= count ? first : (count - first < per ? count : first + per);
+#if __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of hs_lane_shared: wait until its
+  // grid has finished and its rows are visible (a no-op for a plain launch).
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   Counter sum = 0;
 #pragma unroll 8
   for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS) sum += rows[(unsigned long long)r * 256u + bin];
