@@ -1,5 +1,5 @@
 // An NVTX range around one case's measurement. Under a profiler that
-// records NVTX (tools/profile.py runs Nsight Compute with --nvtx), every
+// records NVTX (tools/ncu_profile.py runs Nsight Compute with --nvtx), every
 // kernel launch of the case carries the range's name, so each counter is
 // attributed to its case by name, never guessed from the order of launches.
 // Without CUDA it is nothing; with no profiler attached an NVTX call costs
