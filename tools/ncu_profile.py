@@ -253,7 +253,8 @@ def median_or_none(values):
 
 
 def case_record(set_name, case, toolchain, launches, row, doc, columns):
-    record = {"set": set_name, "experiment": case["experiment"], "impl": case["impl"], "input": case["input"],
+    record = {"set": set_name, "experiment": case["experiment"], "impl": case["impl"], "backend": "cuda",
+              "input": case["input"],
               "size": int(case["size"]), "toolchain": toolchain, "bins_offset": int(case.get("bins_offset", 0)),
               "range": case, "problems": []}
     if row is None:
@@ -437,6 +438,7 @@ def run_set(doc, ncu, histostudy, metrics, impls, name, label, spec, work, args)
                                                           for l in report.launches) if v is not None})})
     if not report.has_nvtx:
         invocation["problems"].append("ncu's table has no NVTX column: no launch can be attributed")
+    invocation["environment"] = run_doc.get("environment")  # each toolchain's executors, as its run recorded them
     doc.setdefault("environment", run_doc.get("environment"))
     doc.setdefault("provenance", run_doc.get("provenance"))
     doc.setdefault("timing", run_doc.get("timing"))
