@@ -619,11 +619,11 @@ def conflicts_prose(counted, toolchain):
         f"its warps' shared atomics taking {wu:.2f} and {wo:.2f} wavefronts each"
         for label, size, cu, co, wu, wo, _ in shown) + ". A warp whose lanes all update one address is served "
         f"in one pass; lanes spread over {BINS} bins collide in the banks.")
-    if all(cu > 2 * co for _, _, cu, co, _, _, _ in shown):
+    if any(cu > 2 * co for _, _, cu, co, _, _, _ in shown) and all(cu >= co for _, _, cu, co, _, _, _ in shown):
         text += (f" The lesson's story makes {b} the hard input, every thread contending for one counter; for shared "
                  f"memory these counters show the reverse: the bank conflicts are {a}'s.")
-    slower = [p for p in shown if p[6] and p[6] > 1 + LEVEL]
-    level = [p for p in shown if p[6] and abs(p[6] - 1) <= LEVEL]
+    slower = [p for p in shown if p[6] and p[6] > 1 + LEVEL and p[2] > 2 * p[3]]
+    level = [p for p in shown if p[6] and abs(p[6] - 1) <= LEVEL and p[2] > 2 * p[3]]
     if slower:
         text += (f" The input with the conflicts is the slower one for " + ", ".join(
             f"{p[0]} at {fmt.size_words(p[1])} ({fmt.ratio(p[6], 2)})" for p in slower)
@@ -704,6 +704,14 @@ def report_blocks(counted, back=()):
     return blocks
 
 
+def brief_blocks(counted):
+    """What a terminal needs after a collection: the checks, C1, the summary table, the three findings."""
+    tc = counted.toolchains()[0]
+    return [Para(intro(counted)), Para(checks_prose(counted)), Para(c1_prose(counted, tc)),
+            TableBlock(summary_table(counted, tc)), Para(conflicts_prose(counted, tc)),
+            Para(placement_prose(placement(counted, tc))), Para(passes_prose(counted, pass_series(counted, tc)))]
+
+
 def appendix_blocks(study):
     """The appendix's part: the declared counts beside the counted ones for every implementation, C1 by the
     counter, and the three findings in a sentence each; nothing without a profile."""
@@ -731,6 +739,7 @@ def main(argv=None):
     parser.add_argument("--registry", default=str(REPO / "data" / "registry.json"),
                         help="the implementations' roles (default: data/registry.json)")
     parser.add_argument("--text", action="store_true", help="tables as aligned text, for a terminal")
+    parser.add_argument("--brief", action="store_true", help="the checks, C1, one table and the three findings")
     args = parser.parse_args(argv)
     try:
         counted = read(args.profile, args.profile, args.registry) if args.profile else \
@@ -741,7 +750,7 @@ def main(argv=None):
     if counted is None:
         print("counters: no profile in data/profiles/ (make one on a GPU with ./dev profile)", file=sys.stderr)
         return 1
-    blocks = report_blocks(counted)
+    blocks = brief_blocks(counted) if args.brief and counted.cases else report_blocks(counted)
     if args.text:
         out = "\n".join(b.table.text() if isinstance(b, TableBlock) else getattr(b, "text", "") for b in blocks)
     else:

@@ -345,6 +345,9 @@ def write_new(dir_path, stem, text):
     dir_path = pathlib.Path(dir_path)
     dir_path.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=dir_path)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # as any other file written here, not mkstemp's 0600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
