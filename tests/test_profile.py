@@ -157,6 +157,9 @@ FAKE_NCU = textwrap.dedent("""\
         log.write_text((data / "failed-to-find-metric.txt").read_text().replace(
             "lts__t_requests_srcunit_nosuch_op_red", mode[7:].split(".")[0]))
         sys.exit(1)
+    if mode == "no-kernel-filter" and "--kernel-name" in args:
+        log.write_text("==ERROR== unrecognised option '--kernel-name-base'\\n")
+        sys.exit(1)
     status = subprocess.run(args[args.index("--log-file") + 2:]).returncode
     log.write_text(pathlib.Path(os.environ["FAKE_TABLE"]).read_text() if mode != "permission" else
                    (data / "err-nvgpuctrperm.txt").read_text())
@@ -327,6 +330,20 @@ class Collector(unittest.TestCase):
         calls = (self.dir / "calls.txt").read_text().splitlines()
         self.assertEqual(len(calls), 2)
         self.assertNotIn(refused, calls[1])
+
+    def test_an_ncu_without_the_kernel_filter(self):
+        done, docs, _ = self.collect(FAKE_NCU="no-kernel-filter")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        calls = (self.dir / "calls.txt").read_text().splitlines()
+        self.assertEqual((len(calls), "--kernel-name" in calls[0], "--kernel-name" in calls[1]), (2, True, False))
+        self.assertEqual(docs[0]["invocations"][0]["not_attributed"]["clock probe"], len(self.rows))
+
+    def test_ranges_that_name_no_case(self):
+        (self.dir / "table.csv").write_text(with_nvtx(EXCERPT, self.rows).replace("hs-case|", "other|"))
+        done, docs, _ = self.collect()
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("no launch ran in an hs-case range", done.stderr)
+        self.assertIn("other|experiment=custom", done.stderr)
 
     def test_empty_output_and_a_failing_histostudy(self):
         (self.dir / "table.csv").write_text("")

@@ -42,6 +42,7 @@ class Launch:
     block: str
     values: dict            # {metric column: float, or None where ncu gave no number (n/a, empty)}
     cases: list             # the hs-case ranges it ran in, outermost first: [{key: value}]
+    nvtx: str = ""          # the NVTX cell as ncu wrote it
 
     @property
     def case(self):
@@ -142,7 +143,7 @@ def raw_report(text):
         launches.append(Launch(int(r[0]), r[at["Kernel Name"]], r[at["Grid Size"]] if "Grid Size" in at else "",
                                r[at["Block Size"]] if "Block Size" in at else "",
                                {c: number(r[at[c]]) for c in metric_columns},
-                               cases_in(r[nvtx]) if nvtx is not None else []))
+                               cases_in(r[nvtx]) if nvtx is not None else [], r[nvtx] if nvtx is not None else ""))
     return RawReport(launches, metric_columns, units, messages, unknown, nvtx is not None, other)
 
 

@@ -76,7 +76,8 @@ LAUNCH_FACTS = ("profiler__replayer_passes", "launch__grid_size", "launch__block
 NOT_THE_CLOCK_PROBE = "regex:^([^h]|h[^s]|hs[^_]|hs_[^c]|hs_c[^l])"
 CLOCK_PROBE = "hs_clock_probe"
 NCU_OPTIONS = ("--csv", "--page", "raw", "--print-units", "base", "--nvtx", "--clock-control", "none",
-               "--cache-control", "all", "--kernel-name-base", "function", "--kernel-name", NOT_THE_CLOCK_PROBE)
+               "--cache-control", "all")
+KERNEL_FILTER = ("--kernel-name-base", "function", "--kernel-name", NOT_THE_CLOCK_PROBE)
 # One check run and one sample per case; no lesson method; the profiler flushes the caches, histostudy does not.
 RUN_OPTIONS = ("--warmups", "0", "--reps", "1", "--max-reps", "1", "--lesson-reps", "0", "--cache", "hot",
                "--control", "none", "--throttle", "0")
@@ -169,12 +170,12 @@ def toolchain_entries(spec, workdir):
 
 # ---- one profiled run ----
 
-def profile_run(ncu, histostudy, metrics, set_args, spec, workdir, timeout):
+def profile_run(ncu, histostudy, metrics, set_args, spec, workdir, timeout, kernel_filter=KERNEL_FILTER):
     """(command, exit status, seconds, ncu_csv.RawReport or None, run document or None, problems)."""
     workdir.mkdir(parents=True, exist_ok=True)
     log, out_dir = workdir / "ncu-raw.csv", workdir / "run"
-    command = [ncu, *NCU_OPTIONS, "--metrics", ",".join(metrics), "--log-file", str(log), histostudy, "run",
-               *set_args, "--toolchain", spec, *RUN_OPTIONS, "-o", str(out_dir)]
+    command = [ncu, *NCU_OPTIONS, *kernel_filter, "--metrics", ",".join(metrics), "--log-file", str(log),
+               histostudy, "run", *set_args, "--toolchain", spec, *RUN_OPTIONS, "-o", str(out_dir)]
     started = time.monotonic()
     with (workdir / "stdout.txt").open("w") as stdout, (workdir / "stderr.txt").open("w") as stderr:
         try:
@@ -412,16 +413,24 @@ def run_set(doc, ncu, histostudy, metrics, impls, name, label, spec, work, args)
     if "--impl" not in set_args:
         set_args += ["--impl", ",".join(impls)]
     where = work / f"run-{len(doc['invocations']):03d}-{name}"
-    for attempt in (1, 2):
+    kernel_filter = KERNEL_FILTER
+    for attempt in (1, 2, 3):
         command, status, seconds, report, run_doc, problems = profile_run(
-            ncu, histostudy, metrics, set_args, spec, where / f"attempt-{attempt}", args.timeout)
+            ncu, histostudy, metrics, set_args, spec, where / f"attempt-{attempt}", args.timeout, kernel_filter)
         refused = [m for m in metrics if report and ncu_csv.base_name(m) in report.unknown_metrics]
-        if not refused or attempt == 2:
+        if refused:  # ncu refuses the whole run for one unknown metric: again without it
+            for m in refused:
+                doc["metrics"]["missing"].append({"metric": m, "why": "ncu: Failed to find metric"})
+                print(f"profile: ncu does not know {m}; its column is skipped", file=sys.stderr)
+            metrics = [m for m in metrics if m not in refused]
+        elif report is None and run_doc is None and kernel_filter:
+            # Nothing ran at all: an ncu that refuses the kernel filter. Again without it (the clock probe is
+            # then profiled too, and set aside by its name).
+            print(f"profile: {name} {spec}: nothing ran ({'; '.join(problems)}); again without the kernel filter",
+                  file=sys.stderr)
+            kernel_filter = ()
+        else:
             break
-        for m in refused:  # ncu refuses the whole run for one unknown metric: again without it
-            doc["metrics"]["missing"].append({"metric": m, "why": "ncu: Failed to find metric"})
-            print(f"profile: ncu does not know {m}; its column is skipped", file=sys.stderr)
-        metrics = [m for m in metrics if m not in refused]
     invocation = {"set": name, "toolchain": label, "command": command, "exit_status": status, "seconds": seconds,
                   "problems": problems}
     doc["invocations"].append(invocation)
@@ -441,11 +450,16 @@ def run_set(doc, ncu, histostudy, metrics, impls, name, label, spec, work, args)
                                                           for l in report.launches) if v is not None})})
     if not report.has_nvtx:
         invocation["problems"].append("ncu's table has no NVTX column: no launch can be attributed")
+    elif not cases and report.launches:
+        invocation["problems"].append("no launch ran in an hs-case range; the first launch's NVTX cell reads "
+                                      f"{report.launches[0].nvtx[:300]!r}")
     invocation["environment"] = run_doc.get("environment")  # each toolchain's executors, as its run recorded them
     doc.setdefault("environment", run_doc.get("environment"))
     doc.setdefault("provenance", run_doc.get("provenance"))
     doc.setdefault("timing", run_doc.get("timing"))
     doc["cases"] += cases
+    if not cases:
+        doc["skipped"].append(f"{name} {label}: {'; '.join(invocation['problems']) or 'no case in the table'}")
 
 
 def main(argv=None):
