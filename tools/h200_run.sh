@@ -112,6 +112,13 @@ profile() {
   cat "$OUT/profile-progress.log" "$OUT/profile.txt"
   [ -d "$OUT/profile-raw" ] && tar -C "$OUT" -czf "$OUT/profile-raw.tar.gz" profile-raw && rm -rf "$OUT/profile-raw"
   [ $rc -eq 0 ] || return $rc
+  # A sample of the per-slice values ncu prints (--print-metric-instances), global atomics at two offsets, for
+  # reading how the L2 slices share them once their format is known (a few seconds; into the logs).
+  ncu --clock-control none --csv --page raw --print-units base --print-metric-instances values \
+    --metrics lts__t_sectors_srcunit_tex_op_red.sum,lts__t_requests_srcunit_tex_op_red.sum \
+    --kernel-name-base function --kernel-name regex:^hs_global --launch-count 4 --log-file "$OUT/profile-slices.csv" \
+    "$HS" run -e placement -i global --input uniform --bins-offset 256,512 --warmups 0 --reps 1 --max-reps 1 \
+    --lesson-reps 0 --cache hot --control none --no-save >/dev/null 2>&1 || echo "per-slice sample: ncu exit $?"
   # The report's summary (stdlib only); exit 1 there means a declaration disagrees with its counter: said above.
   python3 -m plots.counters "$(sed -n 's/^profile file: //p' "$OUT/profile.txt")" --brief --text \
     >"$OUT/profile-summary.txt" 2>&1 || true
