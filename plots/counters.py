@@ -52,13 +52,11 @@ OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
 DRAM_READ, DRAM_WRITE = "dram__bytes_read.sum", "dram__bytes_write.sum"
 L2_READ = "lts__t_sectors_srcunit_tex_op_read.sum"
 RED_BYTES, ATOM_BYTES = "smsp__sass_data_bytes_mem_global_op_red.sum", "smsp__sass_data_bytes_mem_global_op_atom.sum"
-RED_INST, ATOM_INST = "smsp__sass_inst_executed_op_global_red.sum", "smsp__sass_inst_executed_op_global_atom.sum"
 L2_RED_REQUESTS, L2_ATOM_REQUESTS = "lts__t_requests_srcunit_tex_op_red.sum", "lts__t_requests_srcunit_tex_op_atom.sum"
 L2_RED_SECTORS, L2_RED_SECTORS_MAX = "lts__t_sectors_srcunit_tex_op_red.sum", "lts__t_sectors_srcunit_tex_op_red.max"
-L2_RED_REQUESTS_MAX = "lts__t_requests_srcunit_tex_op_red.max"
 ATOMIC_BUSY_MAX, L2_CYCLES = "lts__d_atomic_input_cycles_active.max", "lts__cycles_elapsed.avg"
 FABRIC = "lts__t_requests_srcunit_ltcfabric.sum"
-SHARED_INST, SHARED_BYTES = "smsp__sass_inst_executed_op_shared_atom.sum", "smsp__sass_data_bytes_mem_shared_op_atom.sum"
+SHARED_INST = "smsp__sass_inst_executed_op_shared_atom.sum"
 SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
 SHARED_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"
 
@@ -625,7 +623,7 @@ def conflicts_prose(counted, toolchain):
     slower = [p for p in shown if p[6] and p[6] > 1 + LEVEL and p[2] > 2 * p[3]]
     level = [p for p in shown if p[6] and abs(p[6] - 1) <= LEVEL and p[2] > 2 * p[3]]
     if slower:
-        text += (f" The input with the conflicts is the slower one for " + ", ".join(
+        text += (" The input with the conflicts is the slower one for " + ", ".join(
             f"{p[0]} at {fmt.size_words(p[1])} ({fmt.ratio(p[6], 2)})" for p in slower)
             + ": the counters agree with the explanation that conflicts, not contention for one counter, set the "
               "time (a correlation the counters show, not a proof).")
