@@ -6,7 +6,7 @@ section's models are computed first; the renderers (plots/document.py, plots/fig
 """
 from dataclasses import dataclass
 
-from plots import claims, figures, history, lesson, placement, stats, sweep, versions
+from plots import claims, counters, figures, history, lesson, placement, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
 from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words, host_words,
@@ -30,6 +30,7 @@ class Study:
     spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
     releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
     ptx: dict = None        # codegen.ptx_hashes: each release's PTX per kernel, for the history's front end
+    counted: object = None  # counters.Counted: the newest profile in data/profiles/; None: no counters section
 
     def missing(self, role):
         where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
@@ -568,7 +569,8 @@ def intro(study, made_by, files):
 
 def blocks(study, made_by, files):
     return (intro(study, made_by, files) + lesson_section(study) + placement_section(study) + versions_section(study)
-            + sweep_section(study) + claims_section(study) + environments_section(study) + further_section(study))
+            + sweep_section(study) + claims_section(study) + counters.appendix_blocks(study)
+            + environments_section(study) + further_section(study))
 
 
 def figure_models(study):

@@ -13,7 +13,7 @@ import csv
 import pathlib
 import sys
 
-from plots import appendix, codegen, document, figures, perf, reports, selection
+from plots import appendix, codegen, counters, document, figures, perf, reports, selection
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
 from plots.results import ResultError
 
@@ -40,7 +40,8 @@ def gather(data_dir):
     published = load_published(pathlib.Path(data_dir) / "published", f"{name}/published/")
     audit = codegen.load_audit(pathlib.Path(data_dir) / "codegen", f"{name}/codegen/")
     return appendix.Study(sel, published, audit, releases=releases(data_dir),
-                          ptx=codegen.ptx_hashes(pathlib.Path(data_dir) / "codegen"))
+                          ptx=codegen.ptx_hashes(pathlib.Path(data_dir) / "codegen"),
+                          counted=counters.load(pathlib.Path(data_dir) / "profiles", f"{name}/profiles/"))
 
 
 def data_files(study, published_prefix):
@@ -50,7 +51,7 @@ def data_files(study, published_prefix):
     data = published_prefix.removesuffix("published/")
     listed = [f"{data}{RELEASES_FILE}"] if study.releases else []
     return manifest + runs + [f"{published_prefix}{LESSON_FILE}", f"{published_prefix}{TABLE_16_4_FILE}"] \
-        + study.audit.files + listed
+        + study.audit.files + listed + counters.files(study.counted)
 
 
 def sources_words(study):
@@ -83,7 +84,7 @@ def write_paper(study, out_dir, command, files):
     for name, table in document.fragments(blocks).items():
         written += [write_text(out_dir / "tables" / f"{name}.md", md + "\n" + table.markdown()),
                     write_text(out_dir / "tables" / f"{name}.tex", tex + table.latex())]
-    for name, build in reports.REPORTS.items():
+    for name, build in {**reports.REPORTS, **counters.reports(study)}.items():
         written.append(write_text(out_dir / "reports" / f"{name}.md",
                                   md + "\n" + document.markdown(build(study), root="../")))
     models = appendix.figure_models(study)

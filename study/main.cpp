@@ -97,6 +97,7 @@ constexpr const char* kDeviceHelp =
 struct RunOptions {
   std::vector<std::string> experiments, impls, inputs, sizes, toolchains, bins_offsets;
   int grid = 0, block = 0, threads = 0, passes = 0, warmups = 3, reps = 20, max_reps = 200;
+  int lesson_reps = hs::TimingPlan{}.lesson_reps;
   double noise_pct = 0.5, max_time_s = 5.0, throttle = 0.75;
   std::string cache = "cold", control = "auto";
   std::string device;  // --device: index or UUID; "" the first GPU
@@ -158,6 +159,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.stop = {opt.reps, opt.max_reps, opt.noise_pct / 100.0, opt.max_time_s};
   request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
   request.gpu_timing.throttle_fraction = opt.throttle;
+  request.gpu_timing.lesson_reps = opt.lesson_reps;
   check_before_measuring(opt);
 
   const auto toolchains = split_commas(opt.toolchains);
@@ -311,6 +313,10 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(whole_number_in(1, 100000));
   run->add_option("--max-reps", run_opt.max_reps, "at most this many GPU samples (rounded up to whole rotations)")
       ->capture_default_str()->check(whole_number_in(1, 100000));
+  run->add_option("--lesson-reps", run_opt.lesson_reps,
+                  "the lesson's own timing per GPU case: this many back-to-back runs as one, after 3 warm-ups; "
+                  "0 skips it (a profiler then sees only the check and the samples)")
+      ->capture_default_str()->check(whole_number_in(0, 100000));
   run->add_option("--noise", run_opt.noise_pct, "stop sampling once the median's 95% interval is within +-this %")
       ->capture_default_str()->check(number_in(0.0, 100.0));
   run->add_option("--max-time", run_opt.max_time_s, "stop sampling a case after this many seconds (after --reps)")

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "study/case_range.hpp"
 #include "study/error.hpp"
 #include "study/experiments.hpp"
 #include "study/inputs.hpp"
@@ -211,6 +212,7 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
         if (e->supports(*c->impl)) members.push_back(e);
       if (members.empty()) continue;
       const TimingPlan& timing = c->impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
+      const CaseRange range(*c, members);  // a profiler attributes the case's launches by it (tools/ncu_profile.py)
       for (Row& row : measure(members, *c->impl, c->policy, c->placement, subject, timing, c->experiment)) {
         std::ostringstream line;
         line << "[" << ++done << "/" << total << "] " << c->experiment << " " << row.toolchain << " " << row.impl

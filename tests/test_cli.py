@@ -119,6 +119,7 @@ class Generate(unittest.TestCase):
         e(self, "run", "--bins-offset", "2MiB", "-s", "611", "--no-save", code=2, says="not a number of bytes")
         e(self, "run", "--reps", "30", "--max-reps", "10", "-s", "611", "--no-save", code=2, says="below --reps")
         e(self, "run", "--cache", "warm", "-s", "611", "--no-save", code=2, says="warm")
+        e(self, "run", "--lesson-reps", "-1", "-s", "611", "--no-save", code=2, says="is outside 0..100000")
         e(self, "run", "--control", "bogus", "-s", "611", "--no-save", code=2, says="unknown toolchain 'bogus'")
         if b"cubins" in run("--help").stdout:  # built with CUDA
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")

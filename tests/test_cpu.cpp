@@ -14,6 +14,7 @@
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "study/case_range.hpp"
 #include "study/error.hpp"
 #include "study/harness.hpp"
 #include "study/inputs.hpp"
@@ -263,6 +264,16 @@ void merge_by_store(std::span<const std::uint8_t> data, hs::Bins& bins, const hs
     if (mine[v]) bins[v] = mine[v] / 2 + 1;
 }
 }  // namespace
+
+TEST_CASE("a case's profiler range names it in fields a profiler keeps intact") {
+  auto cpu = hs::make_cpu_executor();
+  hs::Case c{"lesson", "dir:a|b=c%.bin", 611, &hs::find_implementation("partitioned"), {}, {256}};
+  c.policy.passes = 4;
+  CHECK(hs::case_range_name(c, {cpu.get(), cpu.get()}) ==
+        "hs-case|experiment=lesson|impl=partitioned|input=dir%3Aa%7Cb%3Dc%25.bin|size=611|grid=0|block=0|passes=4|"
+        "bins_offset=256|toolchains=cpu,cpu|");
+  CHECK(hs::range_value("caf\xc3\xa9 \"x\"\n") == "caf%C3%A9 %22x%22%0A");
+}
 
 TEST_CASE("the harness checks before it times, and a wrong answer is never timed") {
   const auto data = hs::make_input(hs::parse_input("lesson_english"), hs::kMinFloorBytes);

@@ -117,21 +117,31 @@ blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blo
 bundle() { (cd "$OUT" && find . -maxdepth 3 -type f ! -name '*.json' ! -name logs.tar.gz -print0 |
             tar --null -czf logs.tar.gz -T - --remove-files); }
 
-# Not in the default stages: each kernel's own duration (Nsight Compute,
-# clocks left alone) for lane_shared's two kernels, cub's and the read floor
-# at the lesson's size, where launch gaps matter.
+# Not in the default stages (about 3 to 4 minutes): the hardware counters behind every count and finding
+# (Nsight Compute, clocks left alone; tools/ncu_profile.py): every GPU implementation on the lesson's inputs at
+# its size (partitioned with P = 1, 2, 4, 8) and at 1 GiB, and global atomics at every bins offset of the
+# placement sweep. The profile file goes to $OUT (copy it into data/profiles/ and run ./dev paper), ncu's raw
+# tables and histostudy's output into the logs; a summary is printed. PROFILE_TOOLCHAINS (comma-separated
+# histostudy toolchains, default nvcc) and PROFILE_SETS (lesson,gib,placement) choose what is profiled.
 profile() {
-  ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
-    "$HS" run --impl lane_shared,cub --input uniform,one_byte --warmups 0 --reps 3 --no-save \
-    >"$OUT/profile.csv" 2>"$OUT/profile.err" || { tail -5 "$OUT/profile.err"; return 1; }
-  python3 -c 'import csv, collections, sys
-lines = list(csv.reader(open(sys.argv[1])))
-head = next(r for r in lines if "Kernel Name" in r)
-rows = [r for r in lines[lines.index(head) + 1:] if len(r) == len(head)]
-name, value = head.index("Kernel Name"), head.index("Metric Value")
-times = collections.defaultdict(list)
-for r in rows: times[r[name][:60]].append(float(r[value].replace(",", "")))
-for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v)//2]:>10.0f} ns (min {min(v):.0f})")' "$OUT/profile.csv"
+  local rc=0
+  PYTHONUNBUFFERED=1 python3 tools/ncu_profile.py --histostudy "$HS" -o "$OUT" --raw "$OUT/profile-raw" \
+    --toolchain "${PROFILE_TOOLCHAINS:-nvcc}" --set "${PROFILE_SETS:-lesson,gib,placement}" \
+    >"$OUT/profile.txt" 2>"$OUT/profile-progress.log" || rc=$?
+  cat "$OUT/profile-progress.log" "$OUT/profile.txt"
+  [ -d "$OUT/profile-raw" ] && tar -C "$OUT" -czf "$OUT/profile-raw.tar.gz" profile-raw && rm -rf "$OUT/profile-raw"
+  [ $rc -eq 0 ] || return $rc
+  # A sample of the per-slice values ncu prints (--print-metric-instances), global atomics at two offsets, for
+  # reading how the L2 slices share them once their format is known (a few seconds; into the logs).
+  ncu --clock-control none --csv --page raw --print-units base --print-metric-instances values \
+    --metrics lts__t_sectors_srcunit_tex_op_red.sum,lts__t_requests_srcunit_tex_op_red.sum \
+    --kernel-name-base function --kernel-name regex:^hs_global --launch-count 4 --log-file "$OUT/profile-slices.csv" \
+    "$HS" run -e placement -i global --input uniform --bins-offset 256,512 --warmups 0 --reps 1 --max-reps 1 \
+    --lesson-reps 0 --cache hot --control none --no-save >/dev/null 2>&1 || echo "per-slice sample: ncu exit $?"
+  # The report's summary (stdlib only); exit 1 there means a declaration disagrees with its counter: said above.
+  python3 -m plots.counters "$(sed -n 's/^profile file: //p' "$OUT/profile.txt")" --brief --text \
+    >"$OUT/profile-summary.txt" 2>&1 || true
+  cat "$OUT/profile-summary.txt"
 }
 
 NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"

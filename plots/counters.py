@@ -1,0 +1,764 @@
+"""Counted, not declared: a profile's hardware counters (data/profiles/, made by tools/ncu_profile.py) beside
+the counts the study declares, and three findings explained from the counters.
+
+    python3 -m plots.counters [PROFILE.json] [--registry FILE] [--text]
+
+prints the report for one profile (default: the newest in data/profiles/) and exits 1 when a declaration
+disagrees with its counter beyond the tolerance. The paper (./dev paper) shows it in reports/counters.md and a
+section of the appendix only when data/profiles/ holds a profile; without one the paper is what it was.
+
+Models first (declared against counted, the claim of C1 by the counter, bank conflicts, the bins' placement, the
+partitioned passes), then their tables and prose. Which implementation plays which part comes from the rows'
+roles or data/registry.json, never from a name. Standard library only, so the GPU machine can print it.
+"""
+import argparse
+import json
+import pathlib
+import statistics
+import sys
+from dataclasses import dataclass
+
+from plots import table as fmt
+from plots.document import Heading, Para, TableBlock, markdown
+from plots.table import Table
+
+try:
+    from plots.results import ResultError
+except ImportError:  # a machine without jsonschema (the GPU machine's summary): the same error, stdlib only
+    class ResultError(Exception):
+        def __init__(self, path, problem):
+            super().__init__(f"{path}: {problem}")
+            self.path = str(path)
+
+REPO = pathlib.Path(__file__).resolve().parent.parent
+FORMAT = "histostudy-profile"
+SCHEMA_VERSION = 1
+REPORT = "counters"
+
+BINS = 256                 # a histogram's bins: what a privatized block merges
+SECTOR_BYTES = 32          # an L2 sector; lts__t_sectors counts them
+ATOMICS_TOLERANCE = 0.0    # counted updates must equal the declared: the counter counts the same events
+BYTES_TOLERANCE = 0.01     # bytes read: the counter sees whole 32-byte sectors at the input's ends and what a kernel
+#                            reads beside its input (lane_shared's rows: 264 x 256 x 4 bytes at the lesson's size)
+MOVES = 0.02               # placement: a counter moves with the offset when it differs by more than this fraction
+NOISE_FACTOR = 3           # ... and by more than this many times the spread of the case's own two runs
+FOLLOWS = 0.9              # ... and follows the time over every offset when |Pearson r| is at least this
+LEVEL = 0.05               # two times within this fraction of each other are level
+LESSON_INPUTS = ("uniform", "one_byte")  # the bank-conflict comparison: the lesson's easy and hard input
+
+# The counters read here (tools/ncu_profile.py asks for them).
+TIME = "gpu__time_duration.sum"
+OCCUPANCY = "sm__warps_active.avg.pct_of_peak_sustained_active"
+DRAM_READ, DRAM_WRITE = "dram__bytes_read.sum", "dram__bytes_write.sum"
+L2_READ = "lts__t_sectors_srcunit_tex_op_read.sum"
+RED_BYTES, ATOM_BYTES = "smsp__sass_data_bytes_mem_global_op_red.sum", "smsp__sass_data_bytes_mem_global_op_atom.sum"
+L2_RED_REQUESTS, L2_ATOM_REQUESTS = "lts__t_requests_srcunit_tex_op_red.sum", "lts__t_requests_srcunit_tex_op_atom.sum"
+L2_RED_SECTORS, L2_RED_SECTORS_MAX = "lts__t_sectors_srcunit_tex_op_red.sum", "lts__t_sectors_srcunit_tex_op_red.max"
+ATOMIC_BUSY_MAX, L2_CYCLES = "lts__d_atomic_input_cycles_active.max", "lts__cycles_elapsed.avg"
+FABRIC = "lts__t_requests_srcunit_ltcfabric.sum"
+SHARED_INST = "smsp__sass_inst_executed_op_shared_atom.sum"
+SHARED_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"
+SHARED_CONFLICTS = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"
+
+AGREES, DISAGREES, NOT_COUNTED, NOT_DECLARED = "agrees", "DISAGREES", "not counted", "not declared"
+HOLDS, FAILS, UNMEASURABLE = "holds", "does not hold", "not measurable here"
+
+
+def _n(value):
+    return fmt.count(round(value)) if value is not None else fmt.MISSING
+
+
+def _ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def _and(items):
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _pct(fraction):
+    return 100 * fraction if fraction is not None else None
+
+
+# ---- the profile ----
+
+@dataclass(frozen=True)
+class Counted:
+    path: str            # as shown: data/profiles/<file>
+    doc: dict
+    registry: dict       # {(implementation, backend): roles} of data/registry.json; {} without it
+
+    @property
+    def cases(self):
+        return [Case(c, self) for c in self.doc["cases"]]
+
+    def toolchains(self):
+        return list(dict.fromkeys(c["toolchain"] for c in self.doc["cases"]))
+
+    def missing(self):
+        """{metric: why} of the metrics asked that the profile has no values of."""
+        return {m["metric"]: m["why"] for m in self.doc["metrics"]["missing"]}
+
+    def gpu(self):
+        for e in (self.doc.get("environment") or {}).get("executors", []):
+            device = (e.get("describe") or {}).get("device")
+            if device:
+                return device
+        return {}
+
+
+def load(profiles_dir, shown, registry_path=None):
+    """The newest profile in profiles_dir (names start with their UTC date), or None where there is none; a
+    malformed one raises ResultError naming it."""
+    profiles_dir = pathlib.Path(profiles_dir)
+    found = sorted(profiles_dir.glob("*.json")) if profiles_dir.is_dir() else []
+    if not found:
+        return None
+    return read(found[-1], f"{shown}{found[-1].name}",
+                registry_path or profiles_dir.parent / "registry.json")
+
+
+def read(path, shown, registry_path):
+    try:
+        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ResultError(shown, f"cannot read the profile ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ResultError(shown, f"not a profile (format {doc.get('format') if isinstance(doc, dict) else None!r})")
+    if not isinstance(doc.get("schema_version"), int) or doc["schema_version"] > SCHEMA_VERSION:
+        raise ResultError(shown, f"schema_version {doc.get('schema_version')!r}: this reader knows {SCHEMA_VERSION}")
+    for key in ("profiler", "metrics", "cases", "invocations"):
+        if key not in doc:
+            raise ResultError(shown, f"no '{key}'")
+    return Counted(shown, doc, roles_registry(registry_path))
+
+
+def roles_registry(path):
+    """{(name, backend): roles} of data/registry.json; {} where there is none (every role then unknown)."""
+    try:
+        entries = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))["implementations"]
+        return {(e["name"], e["backend"]): tuple(e["roles"]) for e in entries}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def files(counted):
+    """The data file the paper reads for the counters: [] without a profile."""
+    return [counted.path] if counted else []
+
+
+# ---- one profiled case ----
+
+@dataclass(frozen=True)
+class Case:
+    c: dict
+    profile: Counted
+
+    def __getitem__(self, key):
+        return self.c[key]
+
+    @property
+    def roles(self):
+        """The roles its result row recorded, else data/registry.json's for its implementation."""
+        if self.c.get("roles") is not None:
+            return tuple(self.c["roles"])
+        return self.profile.registry.get((self.c["impl"], self.c.get("backend", "cuda")), ())
+
+    @property
+    def passes(self):
+        return (self.c.get("policy") or {}).get("passes", 1)
+
+    @property
+    def label(self):
+        return self.c["impl"] + (f" P={self.passes}" if self.passes > 1 else "")
+
+    def run(self, metric):
+        """The median over the case's runs of a counter summed over each run's launches; None if absent."""
+        entry = (self.c.get("per_run") or {}).get(metric)
+        return entry["median"] if entry else None
+
+    def spread(self, metric):
+        """(max - min) / median over the case's runs: how far its own runs differ; None if unknown."""
+        entry = (self.c.get("per_run") or {}).get(metric) or {}
+        values = [v for v in entry.get("values", []) if v is not None]
+        middle = entry.get("median")
+        return (max(values) - min(values)) / middle if values and middle else None
+
+    def main_kernel(self, metric):
+        """A per-launch metric (a maximum, a ratio) of the run's longest kernel, median over its launches."""
+        kernels = self.c.get("per_kernel") or {}
+        if not kernels:
+            return None
+        longest = max(kernels.values(), key=lambda k: (k["median"].get(TIME) or 0) * k["launches_per_run"])
+        return longest["median"].get(metric)
+
+    def ms(self):
+        ns = self.run(TIME)
+        return ns / 1e6 if ns is not None else None
+
+    def counted_atomics(self):
+        """Global atomic updates per run, counted: the bytes the active threads' reductions and atomics move
+        over the counter width (the study's kernels add counter-width values)."""
+        red, atom = self.run(RED_BYTES), self.run(ATOM_BYTES)
+        bits = (self.c.get("policy") or {}).get("counter_bits")
+        if red is None or atom is None or not bits:
+            return None
+        return (red + atom) / (bits // 8)
+
+    def l2_requests(self):
+        red, atom = self.run(L2_RED_REQUESTS), self.run(L2_ATOM_REQUESTS)
+        return red + atom if red is not None and atom is not None else None
+
+    def counted_bytes(self):
+        """Bytes read per run, counted: the 32-byte L2 sectors the SMs read."""
+        sectors = self.run(L2_READ)
+        return sectors * SECTOR_BYTES if sectors is not None else None
+
+    def per_byte(self, metric):
+        value = self.run(metric)
+        return value / self.c["size"] if value is not None and self.c["size"] else None
+
+    def per_instruction(self, metric):
+        value, inst = self.run(metric), self.run(SHARED_INST)
+        return value / inst if value is not None and inst else None
+
+
+# ---- model 1: declared against counted ----
+
+@dataclass(frozen=True)
+class Check:
+    what: str                 # 'global atomics' or 'bytes read'
+    declared: object
+    counted: object
+    tolerance: float
+
+    @property
+    def status(self):
+        if self.declared is None:
+            return NOT_DECLARED
+        if self.counted is None:
+            return NOT_COUNTED
+        return AGREES if abs(self.counted - self.declared) <= self.tolerance * self.declared else DISAGREES
+
+    @property
+    def off(self):
+        """How far the count is from the declaration, as a fraction of it (or the count, where 0 is declared)."""
+        if self.declared is None or self.counted is None:
+            return None
+        return (self.counted - self.declared) / self.declared if self.declared else self.counted
+
+
+def checks(case):
+    declared = case.c.get("declared") or {}
+    return (Check("global atomics", declared.get("global_atomics"), case.counted_atomics(), ATOMICS_TOLERANCE),
+            Check("bytes read", declared.get("bytes_read"), case.counted_bytes(), BYTES_TOLERANCE))
+
+
+def compared(counted, toolchain, sets=("lesson", "gib")):
+    """The cases of the declared-against-counted table, in the profile's order."""
+    return [c for c in counted.cases if c["toolchain"] == toolchain and c["set"] in sets and c.c.get("declared")]
+
+
+def failures(counted):
+    """(case, check) of every declaration, under every toolchain, that disagrees with its counter."""
+    return [(c, k) for c in counted.cases if c.c.get("declared") for k in checks(c) if k.status == DISAGREES]
+
+
+# ---- model 2: claim C1, by the counter ----
+
+@dataclass(frozen=True)
+class C1:
+    by_arithmetic: str
+    by_counter: str
+    figures: str
+
+
+def _with_role(cases, role):
+    return [c for c in cases if role in c.roles]
+
+
+def c1(counted, toolchain):
+    """Holds if, on every input profiled at the lesson's size, the baseline makes one global atomic update per
+    input byte and the privatized kernel exactly blocks x 256: by the declared counts (arithmetic) and by the
+    counted ones (bytes of global reductions and atomics over the counter width), each within its tolerance."""
+    cases = [c for c in counted.cases if c["toolchain"] == toolchain and c["set"] == "lesson"]
+    base, priv = _with_role(cases, "baseline"), _with_role(cases, "privatized")
+    if not base or not priv:
+        why = "no baseline and privatized kernels among the profiled cases (their roles unknown without " \
+              "data/registry.json)"
+        return C1(UNMEASURABLE, UNMEASURABLE, why)
+    want = [(c, c["size"]) for c in base] + [(c, c["policy"]["grid"] * BINS) for c in priv]
+    declared = [(c, w, (c.c.get("declared") or {}).get("global_atomics")) for c, w in want]
+    counts = [(c, w, c.counted_atomics()) for c, w in want]
+    exact = lambda got, w: got is not None and abs(got - w) <= ATOMICS_TOLERANCE * w  # noqa: E731
+    arithmetic = HOLDS if all(exact(d, w) for _, w, d in declared) else FAILS
+    by_counter = UNMEASURABLE if any(n is None for _, _, n in counts) else \
+        HOLDS if all(exact(n, w) for _, w, n in counts) else FAILS
+    p = priv[0]
+    n_priv = p.counted_atomics()
+    figures = (f"{p['impl']} at {p['size']:,} bytes, grid {p['policy']['grid']:,}: declared "
+               f"{fmt.count((p.c.get('declared') or {}).get('global_atomics'))}, counted {fmt.count(n_priv)} "
+               f"= {p['policy']['grid']:,} x {BINS} on {len(priv)} inputs" if n_priv is not None else
+               f"{p['impl']}: declared {fmt.count((p.c.get('declared') or {}).get('global_atomics'))}; no count "
+               f"({_why_missing(counted, (RED_BYTES, ATOM_BYTES))})")
+    b = base[0]
+    if b.counted_atomics() is not None:
+        figures += f"; {b['impl']} counted {fmt.count(b.counted_atomics())} for {b['size']:,} bytes"
+    return C1(arithmetic, by_counter, figures)
+
+
+def _why_missing(counted, metrics):
+    missing = counted.missing()
+    found = [f"{m}: {missing[m]}" for m in metrics if m in missing]
+    return "; ".join(found) if found else "the counter gave no value"
+
+
+# ---- model 3: bank conflicts, uniform against one byte ----
+
+def conflict_cases(counted, toolchain):
+    """{(label, size): {input: case}} of the kernels that make shared-memory atomics, on the lesson's easy and
+    hard inputs, found by their counters (shared atomic instructions > 0)."""
+    found = {}
+    for c in counted.cases:
+        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib") and c["input"] in LESSON_INPUTS \
+                and (c.run(SHARED_INST) or 0) > 0:
+            found.setdefault((c.label, c["size"]), {})[c["input"]] = c
+    return {k: v for k, v in found.items() if len(v) == len(LESSON_INPUTS)}
+
+
+# ---- model 4: the bins' placement ----
+
+@dataclass(frozen=True)
+class Mover:
+    words: str
+    show: object               # the value as a table cell
+    fastest: float
+    slowest: float
+    moves: bool
+    r: object                  # Pearson r with the time over every offset, or None
+
+
+@dataclass(frozen=True)
+class Placement:
+    impl: str
+    input: str
+    by_offset: dict            # {offset: Case}
+    fastest: int
+    slowest: int
+    movers: list               # [Mover]
+
+    def ms(self, offset):
+        return self.by_offset[offset].ms()
+
+
+def _busiest_share(case):
+    total, top = case.run(L2_RED_SECTORS), case.main_kernel(L2_RED_SECTORS_MAX)
+    return top / total if total and top is not None else None
+
+
+def _atomic_unit_busy(case):
+    busy, cycles = case.main_kernel(ATOMIC_BUSY_MAX), case.main_kernel(L2_CYCLES)
+    return busy / cycles if busy is not None and cycles else None
+
+
+def _share(fraction):
+    return fmt.pct(_pct(fraction))
+
+
+# (what it is, its value for a case, the summed counter whose run-to-run spread is its noise, its cell)
+PLACEMENT_COUNTERS = (
+    ("reduction requests reaching L2", lambda c: c.run(L2_RED_REQUESTS), L2_RED_REQUESTS, _n),
+    ("reduction sectors at L2", lambda c: c.run(L2_RED_SECTORS), L2_RED_SECTORS, _n),
+    ("the busiest L2 slice's share of the reduction sectors", _busiest_share, L2_RED_SECTORS, _share),
+    ("the busiest slice's atomic unit busy", _atomic_unit_busy, L2_RED_REQUESTS, _share),
+    ("requests crossing between the L2 partitions", lambda c: c.run(FABRIC), FABRIC, _n),
+    ("DRAM bytes written", lambda c: c.run(DRAM_WRITE), DRAM_WRITE, _n),
+)
+
+
+def _pearson(xs, ys):
+    pairs = [(x, y) for x, y in zip(xs, ys) if x is not None and y is not None]
+    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2 or len({y for _, y in pairs}) < 2:
+        return None
+    return statistics.correlation([x for x, _ in pairs], [y for _, y in pairs])
+
+
+def placement(counted, toolchain):
+    """The placement set's cases at every offset profiled, the fastest and slowest offset by the counted kernel
+    time, and for each counter whether it moves with the offset beyond the runs' own spread."""
+    series = {}
+    for c in counted.cases:
+        if c["toolchain"] == toolchain and c["set"] == "placement" and c.ms():
+            series.setdefault((c["impl"], c["input"]), {})[c["bins_offset"]] = c
+    if not series:
+        return None
+    (impl, input), by_offset = max(series.items(), key=lambda item: len(item[1]))  # the floor has one offset
+    if len(by_offset) < 2:
+        return None
+    fastest = min(by_offset, key=lambda o: by_offset[o].ms())
+    slowest = max(by_offset, key=lambda o: by_offset[o].ms())
+    times = [by_offset[o].ms() for o in sorted(by_offset)]
+    movers = []
+    for words, value, metric, show in PLACEMENT_COUNTERS:
+        a, b = value(by_offset[fastest]), value(by_offset[slowest])
+        if a is None or b is None:
+            continue
+        noise = max((by_offset[o].spread(metric) or 0) for o in (fastest, slowest))
+        differs = abs(a - b) / max(abs(a), abs(b)) if max(abs(a), abs(b)) else 0.0
+        r = _pearson([value(by_offset[o]) for o in sorted(by_offset)], times)
+        movers.append(Mover(words, show, a, b, differs > max(MOVES, NOISE_FACTOR * noise), r))
+    return Placement(impl, input, by_offset, fastest, slowest, movers)
+
+
+# ---- model 5: partitioned, bytes read per pass ----
+
+def pass_series(counted, toolchain):
+    """{(implementation, input, size): {P: case}} of every implementation profiled at two or more pass counts."""
+    found = {}
+    for c in counted.cases:
+        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib"):
+            found.setdefault((c["impl"], c["input"], c["size"]), {})[c.passes] = c
+    return {k: v for k, v in found.items() if len(v) >= 2}
+
+
+# ---- tables ----
+
+def _skipped(counted, metrics):
+    """'-' for a value the profile does not have; 'skipped' where a metric was not collected."""
+    return "skipped" if any(m in counted.missing() for m in metrics) else fmt.MISSING
+
+
+def _cell(counted, value, metrics, show=_n):
+    return show(value) if value is not None else _skipped(counted, metrics)
+
+
+def _check_cell(check):
+    if check.status == DISAGREES:
+        off = check.off
+        return f"DISAGREES ({off:+.2%})" if check.declared else f"DISAGREES ({fmt.count(round(off))} counted)"
+    return check.status
+
+
+def tolerance_note():
+    return (f"Check: a declaration agrees when its counter is within {ATOMICS_TOLERANCE:.0%} (global atomics: "
+            f"both count the same updates) or {BYTES_TOLERANCE:.0%} (bytes read: the counter sees whole "
+            f"{SECTOR_BYTES}-byte sectors and what a kernel reads beside its input) of it; a declaration outside "
+            "fails the check (DISAGREES).")
+
+
+def counted_words():
+    return (f"Counted global atomics: the bytes the active threads' global reductions and atomics move "
+            f"(`{RED_BYTES}`, `{ATOM_BYTES}`) over the counter width; L2 requests: `{L2_RED_REQUESTS}` + "
+            f"`{L2_ATOM_REQUESTS}` (the L1 merges a warp's updates to one sector into one request); counted bytes "
+            f"read: the {SECTOR_BYTES}-byte L2 sectors the SMs read (`{L2_READ}`); DRAM: `{DRAM_READ}`, after the "
+            "profiler flushed the caches. Per run: summed over its launches, the median of the case's runs.")
+
+
+def missing_note(counted):
+    missing = counted.missing()
+    return ("Not collected (their columns are skipped): " + "; ".join(f"`{m}` ({why})" for m, why in missing.items())
+            + ".") if missing else ""
+
+
+def declared_table(counted, toolchain):
+    rows = []
+    for c in compared(counted, toolchain):
+        atomics, read = checks(c)
+        rows.append([c.label, c["input"], fmt.count(c["size"]), fmt.count(atomics.declared),
+                     _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
+                     _cell(counted, c.l2_requests(), (L2_RED_REQUESTS, L2_ATOM_REQUESTS)), _check_cell(atomics),
+                     fmt.count(read.declared), _cell(counted, read.counted, (L2_READ,)),
+                     _cell(counted, c.run(DRAM_READ), (DRAM_READ,)), _check_cell(read),
+                     _cell(counted, c.ms(), (TIME,), fmt.ms),
+                     _cell(counted, c.main_kernel(OCCUPANCY), (OCCUPANCY,), fmt.pct)])
+    notes = [counted_words(), tolerance_note(),
+             "Occupancy: achieved, the run's longest kernel (`sm__warps_active` over its peak); ms: the kernels' "
+             "durations summed over a run, under the profiler."]
+    notes += [n for n in (missing_note(counted),) if n]
+    return Table(f"Declared against counted, {toolchain}: every implementation", [
+        "kernel", "input", "bytes", "atomics declared", "counted", "L2 requests", "check", "bytes read declared",
+        "counted", "DRAM read", "check", "ms", "occupancy"], rows, notes, align="ll" + "r" * 11)
+
+
+def summary_table(counted, toolchain):
+    """One row per kernel at the lesson's size on its first input, the checks over every case of the kernel."""
+    cases = compared(counted, toolchain)
+    rows, seen = [], {}
+    for c in cases:
+        seen.setdefault(c.label, []).append(c)
+    for label, group in seen.items():
+        first = next((c for c in group if c["set"] == "lesson"), group[0])
+        atomics, read = checks(first)
+        statuses = [k.status for c in group for k in checks(c)]
+        failed = statuses.count(DISAGREES)
+        decided = sum(s in (AGREES, DISAGREES) for s in statuses)
+        verdict = f"agrees in {decided} of {decided}" if decided and not failed else \
+            f"DISAGREES in {failed} of {decided}" if failed else "not decided"
+        rows.append([label, fmt.count(atomics.declared), _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
+                     fmt.count(read.declared), _cell(counted, read.counted, (L2_READ,)),
+                     _cell(counted, first.ms(), (TIME,), fmt.ms), verdict])
+    first = cases[0] if cases else None
+    where = f"{first['input']} at {first['size']:,} bytes" if first else "no case"
+    notes = [f"Counts of one run on {where}; ms: its kernels' durations under the profiler, clocks left alone; the "
+             f"check over every input and size profiled ({len(cases)} cases). " + tolerance_note()] \
+        + [n for n in (missing_note(counted),) if n]
+    return Table(f"Declared against counted ({toolchain}, {counted.gpu().get('name', 'the GPU')})",
+                 ["kernel", "global atomics declared", "counted", "bytes read declared", "counted", "ms", "check"],
+                 rows, notes)
+
+
+def conflicts_table(counted, toolchain):
+    rows = []
+    for (label, size), by in conflict_cases(counted, toolchain).items():
+        u, o = by[LESSON_INPUTS[0]], by[LESSON_INPUTS[1]]
+        rows.append([label, fmt.size_words(size)] + [
+            _cell(counted, c.per_byte(SHARED_CONFLICTS), (SHARED_CONFLICTS,), lambda v: f"{v:.4f}") for c in (u, o)]
+            + [_cell(counted, c.per_instruction(SHARED_WAVEFRONTS), (SHARED_WAVEFRONTS,), lambda v: f"{v:.2f}")
+               for c in (u, o)]
+            + [_cell(counted, c.ms(), (TIME,), fmt.ms) for c in (u, o)]
+            + [fmt.ratio(_ratio(u.ms(), o.ms()), 2)])
+    a, b = LESSON_INPUTS
+    return Table(f"Shared-memory bank conflicts, {a} against {b} ({toolchain})",
+                 ["kernel", "size", f"conflicts/byte {a}", b, f"wavefronts/atomic {a}", b, f"ms {a}", b,
+                  f"time {a}/{b}"], rows,
+                 [f"Conflicts: `{SHARED_CONFLICTS}` per input byte; wavefronts/atomic: `{SHARED_WAVEFRONTS}` per "
+                  f"warp-level shared atomic (`{SHARED_INST}`): 1 when a warp's 32 updates are served at once. "
+                  "Every kernel whose counters show shared-memory atomics."], align="ll" + "r" * 7)
+
+
+def placement_table(model, toolchain):
+    offsets = sorted(model.by_offset)
+    rows = [[f"{o:,}", fmt.ms(model.ms(o)),
+             _n(model.by_offset[o].run(L2_RED_REQUESTS)), _n(model.by_offset[o].run(L2_RED_SECTORS)),
+             _share(_busiest_share(model.by_offset[o])), _share(_atomic_unit_busy(model.by_offset[o])),
+             _n(model.by_offset[o].run(FABRIC))] for o in offsets]
+    return Table(f"{model.impl} on {model.input} bytes at each bins offset ({toolchain})",
+                 ["bins offset (bytes past 2 MiB)", "ms", "L2 reduction requests", "sectors", "busiest slice's share",
+                  "its atomic unit busy", "requests across partitions"], rows,
+                 [f"Busiest slice's share: `{L2_RED_SECTORS_MAX}` over the sum; its atomic unit busy: "
+                  f"`{ATOMIC_BUSY_MAX}` over `{L2_CYCLES}`; across partitions: `{FABRIC}` (every kind of request)."])
+
+
+def passes_table(counted, series):
+    rows = []
+    for (impl, input, size), by in series.items():
+        for p in sorted(by):
+            c = by[p]
+            read, dram = c.counted_bytes(), c.run(DRAM_READ)
+            rows.append([f"{impl} P={p}", input, fmt.size_words(size), fmt.count(checks(c)[1].declared), _n(read),
+                         _n(read / p if read is not None else None), fmt.ratio(_ratio(read, p * size), 3),
+                         _n(dram / p if dram is not None else None), fmt.ms(c.ms()),
+                         fmt.ms(c.ms() / p if c.ms() is not None else None)])
+    return Table("Bytes read per pass", ["kernel", "input", "size", "declared (P x N)", "counted", "per pass",
+                                         "per pass / N", "DRAM read per pass", "ms", "ms per pass"], rows,
+                 ["Counted: the L2 sectors the SMs read, 32 bytes each, over the run's P launches; DRAM: the profiler "
+                  "flushes the caches before each profiled kernel, so each pass starts cold."], align="lll" + "r" * 7)
+
+
+# ---- prose ----
+
+def intro(counted):
+    doc, gpu = counted.doc, counted.gpu()
+    driver = ((doc.get("environment") or {}).get("driver") or {}).get("driver_version", "not recorded")
+    commit = (doc.get("provenance") or {}).get("git_commit") or "not recorded"
+    runs = {c.c.get("runs") for c in counted.cases if c.c.get("runs")}
+    passes = sorted({p for i in doc["invocations"] for p in i.get("passes", [])})
+    return (f"In `{counted.path}`, Nsight Compute {doc['profiler']['version']} profiled every case on "
+            f"{gpu.get('name', 'a GPU')} (driver {driver}, histostudy at {commit[:12]}), clocks left alone and "
+            f"the caches flushed before each profiled kernel; each case ran {'/'.join(map(str, sorted(runs)))} "
+            f"times (its check and one sample), each kernel replayed in {'/'.join(map(str, passes)) or '?'} "
+            "passes. The counts are the hardware's; the declared ones are the study's arithmetic "
+            "(study/registry.cpp) as the profiled run's result rows state them.")
+
+
+def checks_prose(counted):
+    failed = failures(counted)
+    decided = [k for c in counted.cases if c.c.get("declared") for k in checks(c) if k.status in (AGREES, DISAGREES)]
+    if not decided:
+        return "No declaration could be checked: " + (_why_missing(counted, (RED_BYTES, L2_READ)) + ".")
+    text = (f"Of {len(decided)} declarations checked (global atomics and bytes read, every case and toolchain), "
+            f"{len(decided) - len(failed)} agree with their counters.")
+    if failed:
+        text += " **Failing:** " + "; ".join(
+            f"{c.label} on {c['input']} at {c['size']:,} bytes ({c['toolchain']}): {k.what} declared "
+            f"{fmt.count(k.declared)}, counted {_n(k.counted)}" for c, k in failed[:6]) + \
+            (f"; and {len(failed) - 6} more" if len(failed) > 6 else "") + "."
+    return text
+
+
+def c1_prose(counted, toolchain):
+    claim = c1(counted, toolchain)
+    return (f"**C1** (privatization cuts global atomic updates by exactly blocks x bins), {toolchain}: by "
+            f"arithmetic, {claim.by_arithmetic}; by the counter, {claim.by_counter} ({claim.figures}).")
+
+
+def conflicts_prose(counted, toolchain):
+    found = conflict_cases(counted, toolchain)
+    if not found:
+        return (f"Bank conflicts: no kernel with shared-memory atomics was profiled on both {LESSON_INPUTS[0]} and "
+                f"{LESSON_INPUTS[1]}" + (f" ({_why_missing(counted, (SHARED_INST,))})" if SHARED_INST in
+                                         counted.missing() else "") + ".")
+    a, b = LESSON_INPUTS
+    parts = []
+    for (label, size), by in found.items():
+        u, o = by[a], by[b]
+        cu, co = u.per_byte(SHARED_CONFLICTS), o.per_byte(SHARED_CONFLICTS)
+        wu, wo = u.per_instruction(SHARED_WAVEFRONTS), o.per_instruction(SHARED_WAVEFRONTS)
+        if None in (cu, co, wu, wo):
+            continue
+        parts.append((label, size, cu, co, wu, wo, _ratio(u.ms(), o.ms())))
+    if not parts:
+        return f"Bank conflicts: {_why_missing(counted, (SHARED_CONFLICTS, SHARED_WAVEFRONTS))}."
+    lesson_roles = ("privatized", "contender")  # the lesson's kernel and its one-pass rivals
+    shown = [p for p in parts if any(set(c.roles) & set(lesson_roles) and c.passes == 1
+                                     for c in found[(p[0], p[1])].values())] or parts
+    text = ("Why the input changes a shared-memory histogram: " + "; ".join(
+        f"{label} at {fmt.size_words(size)} meets {cu:.4f} bank conflicts per byte on {a} and {co:.4f} on {b}, "
+        f"its warps' shared atomics taking {wu:.2f} and {wo:.2f} wavefronts each"
+        for label, size, cu, co, wu, wo, _ in shown) + ". A warp whose lanes all update one address is served "
+        f"in one pass; lanes spread over {BINS} bins collide in the banks.")
+    if any(cu > 2 * co for _, _, cu, co, _, _, _ in shown) and all(cu >= co for _, _, cu, co, _, _, _ in shown):
+        text += (f" The lesson's story makes {b} the hard input, every thread contending for one counter; for shared "
+                 f"memory these counters show the reverse: the bank conflicts are {a}'s.")
+    slower = [p for p in shown if p[6] and p[6] > 1 + LEVEL and p[2] > 2 * p[3]]
+    level = [p for p in shown if p[6] and abs(p[6] - 1) <= LEVEL and p[2] > 2 * p[3]]
+    if slower:
+        text += (" The input with the conflicts is the slower one for " + ", ".join(
+            f"{p[0]} at {fmt.size_words(p[1])} ({fmt.ratio(p[6], 2)})" for p in slower)
+            + ": the counters agree with the explanation that conflicts, not contention for one counter, set the "
+              "time (a correlation the counters show, not a proof).")
+    if level:
+        text += (f" Both inputs take the same time (within {LEVEL:.0%}) for "
+                 + _and([f"{p[0]} at {fmt.size_words(p[1])}" for p in level])
+                 + ", although the conflicts differ: there they are hidden behind another limit, which these "
+                   "counters do not name.")
+    return text
+
+
+def placement_prose(model):
+    if model is None:
+        return "The bins' placement: no profile of one kernel at two or more bins offsets."
+    f, s = model.fastest, model.slowest
+    text = (f"{model.impl} on {model.input} bytes takes {fmt.ms(model.ms(f))} ms under the "
+            f"profiler with the bins {f:,} bytes past a 2 MiB boundary (fastest of {len(model.by_offset)} offsets) "
+            f"and {fmt.ms(model.ms(s))} ms at {s:,} (slowest).")
+    moved = [m for m in model.movers if m.moves]
+    steady = [m for m in model.movers if not m.moves]
+    if moved:
+        text += " Counters that move with the offset: " + "; ".join(
+            f"{m.words}, {m.show(m.fastest)} at {f:,} against {m.show(m.slowest)} at {s:,}"
+            + (f" (r = {m.r:.2f} with the time over every offset)" if m.r is not None else "") for m in moved) + "."
+    if steady:
+        text += " Unchanged within the runs' spread: " + ", ".join(m.words for m in steady) + "."
+    following = [m for m in moved if m.r is not None and abs(m.r) >= FOLLOWS]
+    if following:
+        text += (" So the offset changes how the L2 serves the reductions, as the counters above show; that this "
+                 "sets the time is a correlation over the offsets, not a proof.")
+    else:
+        text += (" No counter collected follows the time over the offsets: the counters do not show the mechanism, "
+                 "and any explanation of the placement effect stays conjecture.")
+    return text
+
+
+def passes_prose(counted, series):
+    if not series:
+        return "Bytes read per pass: no implementation was profiled at two or more pass counts."
+    parts = []
+    for (impl, input, size), by in series.items():
+        per = [_ratio(c.counted_bytes() / p if c.counted_bytes() is not None else None, size) for p, c in by.items()]
+        per = [x for x in per if x is not None]
+        if per:
+            parts.append(f"{impl} on {input} at {fmt.size_words(size)} reads {fmt.value_range(per, 3, 'x')} the "
+                         f"input per pass at P = {', '.join(map(str, sorted(by)))}")
+    if not parts:
+        return f"Bytes read per pass: {_why_missing(counted, (L2_READ,))}."
+    within = all(abs(x - 1) <= BYTES_TOLERANCE for (impl, input, size), by in series.items() for p, c in by.items()
+                 for x in [_ratio(c.counted_bytes() / p if c.counted_bytes() is not None else None, size)]
+                 if x is not None)
+    return ("Partitioned passes, counted: " + "; ".join(parts) + "." + (
+        " Each pass reads the whole input again: the declared P x N bytes is what the SMs fetch." if within else
+        f" Some pass reads more or less than the input (beyond {BYTES_TOLERANCE:.0%}): the declared P x N is not "
+        "what the SMs fetch there."))
+
+
+# ---- the paper ----
+
+def report_blocks(counted, back=()):
+    """The report; `back`: blocks under its title (the paper's link back to the appendix)."""
+    blocks = [Heading("Counted, not declared: the hardware counters", 1), *back, Para(intro(counted)),
+              Para(checks_prose(counted))]
+    for tc in counted.toolchains():
+        series = pass_series(counted, tc)
+        model = placement(counted, tc)
+        blocks += [Heading(tc), Para(c1_prose(counted, tc)), TableBlock(declared_table(counted, tc)),
+                   Heading("Bank conflicts", 3), Para(conflicts_prose(counted, tc)),
+                   TableBlock(conflicts_table(counted, tc)), Heading("Where the bins lie", 3),
+                   Para(placement_prose(model))]
+        if model:
+            blocks.append(TableBlock(placement_table(model, tc)))
+        blocks += [Heading("Bytes read per pass", 3), Para(passes_prose(counted, series))]
+        if series:
+            blocks.append(TableBlock(passes_table(counted, series)))
+    return blocks
+
+
+def brief_blocks(counted):
+    """What a terminal needs after a collection: the checks, C1, the summary table, the three findings."""
+    tc = counted.toolchains()[0]
+    return [Para(intro(counted)), Para(checks_prose(counted)), Para(c1_prose(counted, tc)),
+            TableBlock(summary_table(counted, tc)), Para(conflicts_prose(counted, tc)),
+            Para(placement_prose(placement(counted, tc))), Para(passes_prose(counted, pass_series(counted, tc)))]
+
+
+def appendix_blocks(study):
+    """The appendix's part: the declared counts beside the counted ones for every implementation, C1 by the
+    counter, and the three findings in a sentence each; nothing without a profile."""
+    counted = getattr(study, "counted", None)
+    if not counted or not counted.cases:
+        return []
+    tc = counted.toolchains()[0]
+    return [Heading("Counted, not declared", 3),
+            Para(f"{checks_prose(counted)} {c1_prose(counted, tc)} In full, with the bank conflicts, the bins' "
+                 f"placement and the partitioned passes explained by the counters: "
+                 f"[the counters report](reports/{REPORT}.md)."),
+            TableBlock(summary_table(counted, tc), "counters", wide=True)]
+
+
+def reports(study):
+    """{report name: build} for paper/reports/: the counters report only where a profile is."""
+    counted = getattr(study, "counted", None)
+    back = (Para("Part of [the appendix](../appendix.md)."),)
+    return {REPORT: lambda _study: report_blocks(counted, back)} if counted and counted.cases else {}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python3 -m plots.counters", description=__doc__.split("\n")[0])
+    parser.add_argument("profile", nargs="?", help="a profile file (default: the newest in data/profiles/)")
+    parser.add_argument("--registry", default=str(REPO / "data" / "registry.json"),
+                        help="the implementations' roles (default: data/registry.json)")
+    parser.add_argument("--text", action="store_true", help="tables as aligned text, for a terminal")
+    parser.add_argument("--brief", action="store_true", help="the checks, C1, one table and the three findings")
+    args = parser.parse_args(argv)
+    try:
+        counted = read(args.profile, args.profile, args.registry) if args.profile else \
+            load(REPO / "data" / "profiles", "data/profiles/", args.registry)
+    except ResultError as e:
+        print(f"counters: {e}", file=sys.stderr)
+        return 1
+    if counted is None:
+        print("counters: no profile in data/profiles/ (make one on a GPU with ./dev profile)", file=sys.stderr)
+        return 1
+    blocks = brief_blocks(counted) if args.brief and counted.cases else report_blocks(counted)
+    if args.text:
+        out = "\n".join(b.table.text() if isinstance(b, TableBlock) else getattr(b, "text", "") for b in blocks)
+    else:
+        out = markdown(blocks)
+    print(out)
+    failed = failures(counted)
+    if failed:
+        print(f"counters: {len(failed)} declarations disagree with their counters", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
