@@ -279,6 +279,9 @@ LaunchPolicy resolve_cub(LaunchPolicy requested, std::uint64_t n, int runs, cons
 
 std::vector<KernelLaunch> plan_library(const LaunchPolicy&, std::uint64_t) { return {}; }
 
+// Global atomics: the floors add each block's byte sum into one counter.
+std::optional<std::uint64_t> one_add_per_block(const LaunchPolicy& p, std::uint64_t) { return std::uint64_t(p.grid); }
+
 // Global atomics: every block merges all 256 bins once, whatever the
 // passes or copies; lane_shared's fold blocks do, not its counting blocks.
 std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uint64_t) {
@@ -306,10 +309,10 @@ const std::vector<Implementation>& implementations() {
   static const std::vector<Implementation> list = {
       {.name = "sum_bytes", .backend = Backend::cuda, .family = "cuda/floor_kernels.cuh",
        .idea = "the lesson's floor: byte loads, grid-stride, per-thread sum, no atomics", .roles = {"reader"},
-       .counts = false, .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .gpu = &kSumBytes},
+       .counts = false, .bytes_read = reads_input_once, .global_atomics = one_add_per_block, .gpu = &kSumBytes},
       {.name = "read_floor", .backend = Backend::cuda, .family = "cuda/floor_kernels.cuh",
        .idea = "16-byte loads summed, no atomics: the real floor of any histogram", .roles = {"floor"},
-       .counts = false, .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .gpu = &kReadFloor},
+       .counts = false, .bytes_read = reads_input_once, .global_atomics = one_add_per_block, .gpu = &kReadFloor},
       {.name = "global", .backend = Backend::cuda, .family = "cuda/lesson_kernels.cuh",
        .idea = "one global atomicAdd per byte", .roles = {"baseline"}, .bytes_read = reads_input_once,
        .global_atomics = one_atomic_per_byte, .gpu = &kGlobal},

@@ -44,7 +44,7 @@ inline std::string range_value(const std::string& value) {
 // each encoded, joined by ','; tools/ncu_report.py reads it back.
 inline std::string case_range_name(const Case& c, const std::vector<Executor*>& members) {
   std::string toolchains;
-  for (const auto* e : members) toolchains += (toolchains.empty() ? "" : ",") + range_value(e->toolchain());
+  for (const auto* e : members) toolchains.append(toolchains.empty() ? "" : ",").append(range_value(e->toolchain()));
   const std::pair<const char*, std::string> fields[] = {
       {"experiment", range_value(c.experiment)}, {"impl", range_value(std::string(c.impl->name))},
       {"input", range_value(c.input)}, {"size", std::to_string(c.size)}, {"grid", std::to_string(c.policy.grid)},
