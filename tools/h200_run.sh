@@ -111,6 +111,9 @@ sanitize() {
 # shared-memory update rates.
 perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf.txt" | tail -60; }
 
+# Issue 16: the subject and the peer beside the read floor from 1 MiB to 4 GiB.
+sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/sizes.txt" | tail -40; }
+
 # Claim C8: global and per_block at 64 to 1024 threads per block.
 blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blocks.txt"; }
 
@@ -199,7 +202,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test jit sanitize study order placement cache perf blocks matrix profile "
+known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }
