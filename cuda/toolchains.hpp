@@ -42,6 +42,7 @@ void check_toolchain(const std::string& spec);
 // of one); "" is the first GPU. Throws Unavailable when there is no usable
 // GPU, UsageError for a device that is not here (listing the GPUs found).
 std::shared_ptr<SharedDevice> open_device(const std::string& spec = "");
+std::shared_ptr<SharedDevice> open_device(int) = delete;  // a literal 0 would become a null string
 
 // "0: NVIDIA H200, GPU-b0422cc1-..., PCI 00000000:00:06.0": the GPU of
 // that index, and every GPU here a line each.

@@ -540,7 +540,7 @@ TEST_CASE("modules: every SASS and JIT-compiled PTX entry counts exactly; altere
 
 int main(int argc, char** argv) {
   try {
-    g_device = hs::gpu::open_device(0);
+    g_device = hs::gpu::open_device();
     g_gpu = hs::gpu::make_nvcc_executor(g_device);
   } catch (const hs::Unavailable& e) {
     std::printf("gpu suite skipped: %s\n", e.what());
