@@ -50,7 +50,10 @@ def lesson_case(impl, input, passes=1, conflicts=0.0, ms=0.1, counted=None, **kw
     values = {counters.TIME: (ms * 1e6, ms * 1e6), counters.L2_READ: (passes * n / 32,) * 2,
               counters.DRAM_READ: (passes * n,) * 2, counters.RED_BYTES: (atomics * width,) * 2,
               counters.ATOM_BYTES: (0, 0), counters.L2_RED_REQUESTS: (atomics / 3,) * 2,
-              counters.L2_ATOM_REQUESTS: (0, 0)}
+              counters.L2_ATOM_REQUESTS: (0, 0),
+              # a floor's one add a block is one lane's instruction; elsewhere full warps
+              counters.GLOBAL_RED_INST: ((atomics if impl == "read_floor" else -(-atomics // 32)),) * 2,
+              counters.GLOBAL_ATOM_INST: (0, 0)}
     if impl in ("per_block", "per_warp", "partitioned"):
         values |= {counters.SHARED_INST: (n / 32,) * 2, counters.SHARED_CONFLICTS: (conflicts * n,) * 2,
                    counters.SHARED_WAVEFRONTS: (n / 32 * (1 + 32 * conflicts),) * 2}
