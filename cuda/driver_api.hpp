@@ -20,7 +20,7 @@ namespace hs::gpu {
   F(cuModuleGetFunction) \
   F(cuFuncGetAttribute) \
   F(cuFuncSetAttribute) \
-  F(cuLaunchKernelEx) \
+  F(cuLaunchKernel) \
   F(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   F(cuModuleGetLoadingMode)
 

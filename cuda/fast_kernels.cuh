@@ -58,6 +58,10 @@
 // adding their rows (no second launch): 0.0279-0.0283 ms at the lesson's
 // size against 0.0277-0.0282 for two kernels. Starting each block's atomics
 // at its own bin (0.0678 ms against 0.0686 at 64 MiB, unsaved, 12:27Z).
+// Launching the fold as a programmatic dependent of the count (Hopper's
+// griddepcontrol, so its launch overlaps the count's tail) saved about
+// 2.2 us in 10 of 21 size x input cases from 1 MiB to 4 GiB and nothing in
+// the rest (data/explorations/20261201T1213Z_pdl): not adopted.
 // At the lesson's size that left about 8 us beyond the read floor (0.028
 // against 0.020 ms), level with cub on skewed inputs; fewer blocks took it
 // to 0.027 (the default grid, cuda/variants.cpp).
@@ -148,11 +152,6 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
     }
     for (int u = 0; u < kUnroll; ++u) cur[u] = next[u];
   }
-#if __CUDA_ARCH__ >= 900
-  // The fold may start launching (a programmatic dependent launch): it
-  // waits for this grid's rows before it reads them.
-  asm volatile("griddepcontrol.launch_dependents;");
-#endif
   const unsigned long long thread = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned long long threads = (unsigned long long)gridDim.x * blockDim.x;
   hs_for_edge_bytes(in, data, n, thread, threads, [column](unsigned char b) { atomicAdd(column + b * 32u, 1u); });
@@ -185,11 +184,6 @@ __global__ void __launch_bounds__(HS_FOLD_BLOCK)
   const unsigned per = (count + gridDim.x - 1) / gridDim.x;
   const unsigned first = blockIdx.x * per;
   const unsigned last = first >= count ? first : (count - first < per ? count : first + per);
-#if __CUDA_ARCH__ >= 900
-  // Launched as a programmatic dependent of hs_lane_shared: wait until its
-  // grid has finished and its rows are visible (a no-op for a plain launch).
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
   Counter sum = 0;
 #pragma unroll 8
   for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS) sum += rows[(unsigned long long)r * 256u + bin];

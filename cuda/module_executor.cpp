@@ -3,7 +3,7 @@
 // (make_nvrtc_executor) or a release's prebuilt module from a modules
 // directory (cuda/modules.cpp). The image is loaded into the device's
 // primary context (the one the runtime uses, so the shared buffers and
-// stream serve it) and launched with cuLaunchKernelEx by name expression.
+// stream serve it) and launched with cuLaunchKernel by name expression.
 #include "cuda/module_executor.hpp"
 
 #include <map>
@@ -110,21 +110,8 @@ class ModuleExecutor final : public GpuExecutor {
 
  protected:
   void launch(const KernelLaunch& l, void** args) override {
-    CUlaunchConfig config{};
-    config.gridDimX = l.grid;
-    config.gridDimY = config.gridDimZ = 1;
-    config.blockDimX = l.block;
-    config.blockDimY = config.blockDimZ = 1;
-    config.sharedMemBytes = unsigned(l.shared_bytes);
-    config.hStream = stream();
-    CUlaunchAttribute overlap{};
-    overlap.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    overlap.value.programmaticStreamSerializationAllowed = 1;
-    if (l.overlaps_previous && target_arch(image_.target) >= kOverlapArch) {
-      config.attrs = &overlap;
-      config.numAttrs = 1;
-    }
-    HS_CUDA(driver_.cuLaunchKernelEx(&config, opted_in(l.kernel, l.shared_bytes), args, nullptr));
+    HS_CUDA(driver_.cuLaunchKernel(opted_in(l.kernel, l.shared_bytes), l.grid, 1, 1, l.block, 1, 1,
+                                   unsigned(l.shared_bytes), stream(), args, nullptr));
   }
 
   int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {
@@ -162,11 +149,6 @@ class ModuleExecutor final : public GpuExecutor {
 };
 
 }  // namespace
-
-int target_arch(const std::string& target) {
-  const auto digits = target.find_first_of("0123456789");
-  return digits == std::string::npos ? 0 : std::atoi(target.c_str() + digits);
-}
 
 std::string code_path_for(const std::string& target) {
   return target.starts_with("sm_") ? "sass " + target : "ptx " + target + ", compiled by the driver";

@@ -39,10 +39,6 @@ class ModuleRefused : public Unavailable {
 // "sass sm_90" for a cubin's target, "ptx compute_90, compiled by the driver" for PTX's.
 std::string code_path_for(const std::string& target);
 
-// The compute capability code for `target` ("sm_90", "compute_75") was
-// made for, as a number (90, 75).
-int target_arch(const std::string& target);
-
 // Loads `image` into the device's primary context; throws ModuleRefused
 // when the driver refuses it.
 std::unique_ptr<Executor> make_module_executor(ModuleImage image, std::shared_ptr<SharedDevice> device);

@@ -45,7 +45,6 @@ class NvccExecutor final : public GpuExecutor {
       if (no_code_for_device(probed)) no_code(probed);
       HS_CUDA(probed);
     }
-    overlap_ok_ = target_arch(code_path().substr(code_path().find(' ') + 1)) >= kOverlapArch;
   }
 
   std::string toolchain() const override { return "nvcc " + nvcc::version(); }
@@ -79,19 +78,8 @@ class NvccExecutor final : public GpuExecutor {
  protected:
   void launch(const KernelLaunch& l, void** args) override {
     const void* kernel = opted_in(l.kernel, l.shared_bytes);
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(l.grid);
-    config.blockDim = dim3(l.block);
-    config.dynamicSmemBytes = l.shared_bytes;
-    config.stream = stream();
-    cudaLaunchAttribute overlap{};
-    overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    overlap.val.programmaticStreamSerializationAllowed = 1;
-    if (l.overlaps_previous && overlap_ok_) {
-      config.attrs = &overlap;
-      config.numAttrs = 1;
-    }
-    const cudaError_t launched = cudaLaunchKernelExC(&config, kernel, args);
+    const cudaError_t launched =
+        cudaLaunchKernel(kernel, dim3(l.grid), dim3(l.block), args, l.shared_bytes, stream());
     if (no_code_for_device(launched)) no_code(launched);
     HS_CUDA(launched);
     HS_CUDA(cudaGetLastError());
@@ -132,7 +120,6 @@ class NvccExecutor final : public GpuExecutor {
 
   std::unordered_map<std::string, const void*> kernels_;
   mutable std::unordered_map<const void*, std::size_t> opted_in_;
-  bool overlap_ok_ = false;  // the code that runs has griddepcontrol (KernelLaunch::overlaps_previous)
 };
 
 }  // namespace

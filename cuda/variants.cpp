@@ -253,14 +253,6 @@ std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t)
            HS_FOLD_BLOCK, 0, unsigned(p.grid), rows_bytes}};
 }
 
-// Exploration (issue 16): the fold launched as a programmatic dependent of
-// the count, so its launch overlaps the count's tail.
-std::vector<KernelLaunch> plan_lane_shared_overlapped(const LaunchPolicy& p, std::uint64_t n) {
-  auto launches = plan_lane_shared(p, n);
-  launches.back().overlaps_previous = true;
-  return launches;
-}
-
 // ---- cub ----------------------------------------------------------------
 
 // CUB picks its own grid, block and shared memory: recorded as 0. Its
@@ -298,7 +290,6 @@ const Variant kPerBlock{resolve_per_block, plan_per_block};
 const Variant kPerWarp{resolve_per_warp, plan_per_warp};
 const Variant kPartitioned{resolve_partitioned, plan_partitioned};
 const Variant kLaneShared{resolve_lane_shared, plan_lane_shared};
-const Variant kLaneSharedOverlapped{resolve_lane_shared, plan_lane_shared_overlapped};
 const Variant kCub{resolve_cub, plan_library, true};
 
 using namespace declared;
@@ -332,10 +323,6 @@ const std::vector<Implementation>& implementations() {
                "at full occupancy; blocks store their sums, a second kernel folds them",
        .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_fold_block,
        .gpu = &kLaneShared},
-      {.name = "lane_shared_pdl", .backend = Backend::cuda, .family = "cuda/fast_kernels.cuh",
-       .idea = "exploration: lane_shared with its fold as a programmatic dependent launch",
-       .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_fold_block,
-       .gpu = &kLaneSharedOverlapped},
       {.name = "cub", .backend = Backend::cuda, .family = "cuda/cub_histogram.cu",
        .idea = "cub::DeviceHistogram::HistogramEven: the library peer", .roles = {"peer"},
        .bytes_read = reads_input_once, .global_atomics = hidden_by_library, .gpu = &kCub},

@@ -47,18 +47,7 @@ struct KernelLaunch {
   // GPU memory every launch of the run gets as its fifth argument
   // (a counting kernel's rows for its fold); no launch may expect what it holds.
   std::size_t scratch_bytes = 0;
-  // Launched as a programmatic dependent of the launch before it (cc 9.0
-  // and later; plain elsewhere): it starts as that grid's blocks finish and
-  // waits (griddepcontrol.wait) before it reads what they wrote, so its
-  // launch latency overlaps their tail.
-  bool overlaps_previous = false;
 };
-
-// Code built for this arch or later has the kernels' griddepcontrol
-// instructions (cuda/fast_kernels.cuh): only then may a launch overlap the
-// one before it (PTX for compute_75 that the driver compiles for an H200
-// has none).
-constexpr int kOverlapArch = 90;
 
 struct Variant {
   // Fills the defaults of `requested` (grid, block, copies, passes, shared
