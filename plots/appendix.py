@@ -11,13 +11,15 @@ from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
 from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words, host_words,
                                sampling_plan_words)
-from plots.results import case_key, cuda_version, kernel_label, primary_gpu_toolchain
+from plots.results import case_key, cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles
 from plots.table import Table, value_range
 
 TITLE = "Appendix: the 256-bin histogram, re-measured"
 MAX_LINES = 400
 LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")   # the three the lesson ran
-PLACEMENT_KERNELS = ("global", "per_block", "lane_shared", "cub")
+BASELINE, PRIVATIZED = lesson.LESSON_PAIR["cuda"]
+PLACEMENT_ROLES = {BASELINE, PRIVATIZED, "subject", "peer"}   # Figure 2's kernels
+SWEEP_ROLES = (BASELINE, PRIVATIZED, "subject", "peer")       # the sweep's kernels of this appendix's GPU
 
 
 @dataclass
@@ -77,21 +79,22 @@ def lesson_table(gpu_list, t4):
     inputs = list(dict.fromkeys(i for g in gpu_list for i in g.view.inputs))
     columns = ["input", "busiest bin", "bins used"]
     for g in gpu_list:
-        columns += [f"{g.name}: global ms", "per_block ms", "speedup"]
+        columns += [f"{g.name}: {g.view.base} ms", f"{g.view.private} ms", "speedup"]
     columns += [f"{t4.gpu}: global ms", "private ms", "speedup"]
     rows = []
     for input in inputs:
         first = next(g.view.any_row(input) for g in gpu_list if g.view.any_row(input))
         cells = [input, fmt.pct(first["input_stats"]["busiest_pct"], 2), first["input_stats"]["bins_used"]]
         for g in gpu_list:
-            base, priv = g.view.ms("global", input), g.view.ms("per_block", input)
+            base, priv = g.view.ms(g.view.base, input), g.view.ms(g.view.private, input)
             cells += [fmt.ms(base), fmt.ms(priv), fmt.ratio(_ratio(base, priv))]
         cells += [fmt.ms(t4.get("global_ms", input)), fmt.ms(t4.get("private_ms", input)),
                   fmt.ratio(t4.get("speedup", input))]
         rows.append(cells)
-    launch = gpu_list[0].view.row("global", inputs[0])["policy"]
-    notes = [f"{'; '.join(g.label for g in gpu_list)}: medians of per-run samples, {gpu_list[0].view.size:,} bytes, "
-             f"grid {launch['grid']:,} x {launch['block']}; speedup: global over per_block.",
+    view = gpu_list[0].view
+    launch = view.row(view.base, inputs[0])["policy"]
+    notes = [f"{'; '.join(g.label for g in gpu_list)}: medians of per-run samples, {view.size:,} bytes, "
+             f"grid {launch['grid']:,} x {launch['block']}; speedup: {view.base} over {view.private}.",
              f"{t4.label}, {t4.build}: the lesson's table, a mean of {fmt.count(t4.get('timed_runs'))} runs "
              f"(data/published/); prose is our own English input, which the lesson did not run.",
              _same_inputs_note(gpu_list[0].view, t4)]
@@ -109,19 +112,21 @@ def _same_inputs_note(view, t4):
 
 
 def lesson_bars(gpu_list, t4):
-    times = lambda f: {impl: {i: f(impl, i) for i in LESSON_INPUTS} for impl in ("global", "per_block")}  # noqa: E731
-    sources = [(g.name, g.kind, times(g.view.ms)) for g in gpu_list]
-    sources.append((f"{t4.gpu}, published", "published", times(t4.kernel_ms)))
-    return figures.LessonBars(list(LESSON_INPUTS), [("global", "global"), ("per_block", "per_block")], sources)
+    names = (gpu_list[0].view.base, gpu_list[0].view.private)
+    def times(kernel_ms, kernels):
+        return {name: {i: kernel_ms(kernel, i) for i in LESSON_INPUTS} for name, kernel in zip(names, kernels)}
+    sources = [(g.name, g.kind, times(g.view.ms, (g.view.base, g.view.private))) for g in gpu_list]
+    sources.append((f"{t4.gpu}, published", "published", times(t4.kernel_ms, (BASELINE, PRIVATIZED))))
+    return figures.LessonBars(list(LESSON_INPUTS), [(name, name) for name in names], sources)
 
 
 def _placement_range(study, view):
-    """' At the placement run's best and worst bins offsets global takes ...', or ''."""
-    s = placement.find_series(study.sel.placement, "global", "uniform", view.toolchain) \
+    """' At the placement run's best and worst bins offsets global atomics take ...', or ''."""
+    s = placement.find_series(study.sel.placement, view.base, "uniform", view.toolchain) \
         if study.sel.placement else None
     if s is None:
         return ""
-    medians, priv = s.medians(), view.ms("per_block", "uniform")
+    medians, priv = s.medians(), view.ms(view.private, "uniform")
     return (f" Where the bins lie moves global atomics (section 2): at the placement run's best and worst offsets "
             f"they take {fmt.ms(medians[s.best])} and {fmt.ms(medians[s.worst])} ms on uniform bytes, a speedup "
             f"of {fmt.ratio(_ratio(medians[s.best], priv))} to {fmt.ratio(_ratio(medians[s.worst], priv))}.")
@@ -130,20 +135,21 @@ def _placement_range(study, view):
 def lesson_prose(study, gpu_list, t4):
     g = gpu_list[0]
     view, run = g.view, g.view.run
-    speed = {i: _ratio(view.ms("global", i), view.ms("per_block", i)) for i in ("uniform", "one_byte")}
-    priv = [view.ms("per_block", i) for i in view.inputs]
-    reader = view.ms("sum_bytes", "uniform")
+    base, private = view.base, view.private
+    speed = {i: _ratio(view.ms(base, i), view.ms(private, i)) for i in ("uniform", "one_byte")}
+    priv = [view.ms(private, i) for i in view.inputs]
     text = (f"On {gpu_line(run, view.toolchain)} with {view.toolchain}, at the lesson's size and launch, global "
-            f"atomics take {fmt.ms(view.ms('global', 'uniform'))} ms on uniform bytes and the privatized kernel "
-            f"{fmt.ms(view.ms('per_block', 'uniform'))} ms: a speedup of {fmt.ratio(speed['uniform'])}, where the "
+            f"atomics take {fmt.ms(view.ms(base, 'uniform'))} ms on uniform bytes and the privatized kernel "
+            f"{fmt.ms(view.ms(private, 'uniform'))} ms: a speedup of {fmt.ratio(speed['uniform'])}, where the "
             f"lesson's {t4.gpu} shows {fmt.ratio(t4.get('speedup', 'uniform'))}; on the one-byte input "
             f"{fmt.ratio(speed['one_byte'])} against {fmt.ratio(t4.get('speedup', 'one_byte'))}. The privatized "
             f"kernel takes {value_range(priv, 3, ' ms')} on every input (the T4's grows "
             f"{fmt.ratio(_ratio(t4.get('private_ms', 'one_byte'), t4.get('private_ms', 'uniform')))} on the "
             f"one-byte input)")
-    over_reader = _ratio(view.ms("per_block", "uniform"), reader)
+    reader = min(view.readers, default=None)
+    over_reader = _ratio(view.ms(private, "uniform"), view.ms(reader, "uniform"))
     if over_reader:
-        text += f", {fmt.ratio(over_reader, 2)} the time of `sum_bytes`, the lesson's reader that counts nothing"
+        text += f", {fmt.ratio(over_reader, 2)} the time of `{reader}`, the lesson's reader that counts nothing"
         if 1 / stats.DEFAULT_BAND <= over_reader <= stats.DEFAULT_BAND:
             text += ": on this GPU counting costs little more than reading the bytes one at a time"
     return text + "." + _placement_range(study, view)
@@ -167,25 +173,28 @@ def lesson_section(study):
 
 # ---- 2. where the bins lie ----
 
+def _shown(series):
+    """A series Figure 2 shows: global atomics on every input, the kernels that merge on uniform bytes."""
+    return bool(PLACEMENT_ROLES & set(series.roles)) and (BASELINE in series.roles or series.input == "uniform")
+
+
 def placement_lines(run):
     """Each kernel's time over its fastest offset under the run's first toolchain: global atomics on every input,
     and the kernels that add into the bins only to merge, on uniform bytes."""
     toolchain = primary_gpu_toolchain(run)
-    shown = [s for s in placement.all_series(run) if s.toolchain == toolchain and s.kernel in PLACEMENT_KERNELS
-             and (s.kernel == "global" or s.input == "uniform")]
+    shown = [s for s in placement.all_series(run) if s.toolchain == toolchain and _shown(s)]
     ratios = lambda s: {o: m / s.medians()[s.best] for o, m in s.medians().items()}  # noqa: E731
     return figures.PlacementLines([
-        ("Global atomics", [(s.kernel, s.input, ratios(s)) for s in shown if s.kernel == "global"]),
+        ("Global atomics", [(s.kernel, s.input, ratios(s)) for s in shown if BASELINE in s.roles]),
         ("Per-block copies merged into the bins", [(s.kernel, s.input, ratios(s)) for s in shown
-                                                    if s.kernel != "global"])], toolchain)
+                                                    if BASELINE not in s.roles])], toolchain)
 
 
 def _toolchains_agree(run):
     """How far, at most, another toolchain's (or the A/A control's) median lies from the first toolchain's at
     the same kernel, input and offset, over the series the figure shows: the curves are the code's."""
     first = primary_gpu_toolchain(run)
-    by_case = {(s.kernel, s.input, s.toolchain): s.medians() for s in placement.all_series(run)
-               if s.kernel in PLACEMENT_KERNELS and (s.kernel == "global" or s.input == "uniform")}
+    by_case = {(s.kernel, s.input, s.toolchain): s.medians() for s in placement.all_series(run) if _shown(s)}
     gaps = [max(m, by_case[(k, i, first)][o]) / min(m, by_case[(k, i, first)][o]) - 1
             for (k, i, tc), medians in by_case.items() if tc != first and (k, i, first) in by_case
             for o, m in medians.items() if o in by_case[(k, i, first)]]
@@ -194,11 +203,12 @@ def _toolchains_agree(run):
 
 def placement_prose(study):
     run = study.sel.placement
-    found = {(e.kernel, e.input): e for e in placement.effects(run)}
+    found = placement.effects(run)
+    baseline = {e.input: e for e in found if BASELINE in e.roles}
     offsets = placement.offsets_of(run)
-    head = found.get(("global", "uniform"))
+    head = baseline.get("uniform")
     s = next(x for x in head.series if x.toolchain == primary_gpu_toolchain(run)) if head else None
-    others = [x.spread for e in found.values() if e.kernel != "global" for x in e.series]
+    others = [x.spread for e in found if BASELINE not in e.roles for x in e.series]
     text = (f"Every GPU toolchain of a controlled run adds into one bins buffer, placed a chosen number of bytes past "
             f"a 2 MiB boundary. The placement run moved it from {offsets[0]:,} to {offsets[-1]:,} bytes in steps of "
             f"{placement.sweep_step(offsets):,}.")
@@ -208,7 +218,7 @@ def placement_prose(study):
                  f"{s.best:,} and {fmt.ms(s.medians()[s.worst])} ms at {s.worst:,}: {fmt.ratio(s.spread, 2)} from "
                  "placement alone" + (f", the pattern repeating every {period:,} bytes" if period else "") + ".")
     spreads = [f"{value_range([x.spread for x in e.series], 2, 'x')} on {input}" for input in ("lesson_english",
-               "one_byte") for e in [found.get(("global", input))] if e]
+               "one_byte") for e in [baseline.get(input)] if e]
     if spreads:
         text += f" Worst over best on the other inputs: {' and '.join(spreads)}."
     if others:
@@ -323,8 +333,9 @@ def versions_prose(study):
 def version_figure(study):
     main = study.sel.version
     pairs = versions.published_pairs(study.published)
-    published = {p.impl: p.ratio for p in pairs if p.input in ("-", "uniform")}
-    rows = [(kernel_label(c.base), c.ab, c.aa, published.get(kernel_label(c.base))) for c in version_rows(main)]
+    published = {p.role: p.ratio for p in pairs if p.input in ("-", "uniform") and p.role}
+    rows = [(kernel_label(c.base), c.ab, c.aa, next((published[r] for r in roles(c.base) if r in published), None))
+            for c in version_rows(main)]
     base_tc, new_tc = _version_pair(main)
     published_label = f"{pairs[0].old.gpu}, CUDA {pairs[0].new.cuda} over {pairs[0].old.cuda} (published, no " \
         "interval)" if pairs else ""
@@ -406,28 +417,29 @@ def versions_section(study):
 
 def sweep_series(study):
     """Table 16-4's columns and, per measured GPU, its per-block histogram (and, for this appendix's GPU, global
-    atomics, lane_shared and cub beside it)."""
-    series = [("per_block", f"{g} (published)", "published", v) for g, v in study.published.table_16_4.items()]
+    atomics, the subject and the peer beside it)."""
+    textbook = (sweep.LIKE_FOR_LIKE,)
+    series = [figures.SweepSeries(implementation("cuda", sweep.LIKE_FOR_LIKE), f"{g} (published)", "published", v,
+                                  textbook) for g, v in study.published.table_16_4.items()]
     for kind, sel in enumerate([study.sel] + ([study.beside] if study.beside else [])):
         run = sel.sweep
         if run is None:
             continue
         tc = primary_gpu_toolchain(run)
         whose = (", yours" if kind == 0 else ", the study's") if study.beside else ""
-        impls = ("global", "per_block", "lane_shared", "cub") if kind == 0 else ("per_block",)
-        ours = sweep.our_series(run)
-        series += [(impl, f"{gpu_name(run, tc)}{whose}", kind, ours[f"{impl} ({tc})"])
-                   for impl in impls if f"{impl} ({tc})" in ours]
+        ours = [c for c in sweep.our_series(run).values() if c.toolchain == tc and not c.variant]
+        series += [figures.SweepSeries(c.impl, f"{gpu_name(run, tc)}{whose}", kind, c.values, c.roles)
+                   for role in (SWEEP_ROLES if kind == 0 else textbook) for c in ours if role in c.roles]
     return series
 
 
 def sweep_table(study, series):
-    measured = [s for s in series if s[2] != "published"]
-    published = [s for s in series if s[2] == "published"]
-    columns = ["distinct values"] + [s[1].removesuffix(" (published)") for s in published] + \
-        [f"{s[0]}, {s[1]}" for s in measured]
+    measured = [s for s in series if s.kind != "published"]
+    published = [s for s in series if s.kind == "published"]
+    columns = ["distinct values"] + [s.whose.removesuffix(" (published)") for s in published] + \
+        [f"{s.impl}, {s.whose}" for s in measured]
     ks = study.published.distinct_values
-    rows = [[str(k)] + [fmt.number(s[3].get(k), 0) for s in published + measured] for k in ks]
+    rows = [[str(k)] + [fmt.number(s.values.get(k), 0) for s in published + measured] for k in ks]
     notes = ["Mpix/s: million one-byte samples a second (input bytes over the median time). The first columns are "
              "the textbook's per-block histogram (data/published/table_16_4_per_block.csv); ours are medians at "
              "the lesson's size, the same LCG's high byte mod K for K distinct values."]
@@ -438,17 +450,17 @@ def sweep_prose(study, series):
     spread = lambda v: max(v.values()) / min(v.values())  # noqa: E731
     text = "In the textbook's table the per-block histogram's best over worst throughput is " + ", ".join(
         f"{spread(v):.1f}x on {g}" for g, v in study.published.table_16_4.items()) + "."
-    for impl, label, kind, values in series:
-        if kind == 0 and impl in ("per_block", "global"):
-            text += (f" Ours, {impl} on the {label}: {fmt.number(min(values.values()), 0)} to {fmt.number(max(values.values()), 0)} "
-                     f"Mpix/s ({spread(values):.2f}x).")
+    for s in series:
+        if s.kind == 0 and {BASELINE, PRIVATIZED} & set(s.roles):
+            text += (f" Ours, {s.impl} on the {s.whose}: {fmt.number(min(s.values.values()), 0)} to "
+                     f"{fmt.number(max(s.values.values()), 0)} Mpix/s ({spread(s.values):.2f}x).")
     return text
 
 
 def sweep_section(study):
     blocks = [Heading("4. The contention sweep (Table 16-4)")]
     series = sweep_series(study)
-    measured = [s for s in series if s[2] != "published"]
+    measured = [s for s in series if s.kind != "published"]
     if not measured:
         return blocks + [Para(f"The sweep: {study.missing('sweep')}")]
     runs = " and ".join(f"`{sel.sweep.path}`" for sel in (study.sel, study.beside) if sel and sel.sweep)
@@ -585,6 +597,6 @@ def figure_models(study):
     if study.sel.first("history"):
         found["history"] = (history.history_figure, history_model(study))
     series = sweep_series(study)
-    if any(s[2] != "published" for s in series):
+    if any(s.kind != "published" for s in series):
         found["sweep"] = (figures.sweep_figure, figures.SweepLines(study.published.distinct_values, series))
     return found

@@ -1,8 +1,9 @@
 """The figures: each drawn from a computed model, at one column (3.5 in) and at full width (7 in), as PNG
 (300 dpi), SVG (text kept as text) and PDF.
 
-One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette; published
-figures are drawn hollow (bars hatched, markers open, lines dashed) in their implementation's colour.
+One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette, chosen by its role
+(data/registry.json; contenders in the registry's order); published figures are drawn hollow (bars hatched, markers
+open, lines dashed) in their implementation's colour.
 Titles say what is shown; which runs, in the caption beside the figure.
 
 Determinism: the Agg backend, a fixed SVG hash salt, no dates or software strings in the metadata, so the
@@ -18,6 +19,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullForma
 
 from plots import stats  # noqa: E402
 from plots.document import FORMATS, WIDE_SUFFIX  # noqa: E402
+from plots.results import registry  # noqa: E402
 
 COLUMN, FULL = 3.5, 7.0   # inches
 WIDTHS = {"": COLUMN, WIDE_SUFFIX: FULL}
@@ -25,9 +27,10 @@ DPI = 300
 METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
             "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
 
-# Okabe-Ito; the two readers that count nothing in black and grey.
-IMPL_COLORS = {"global": "#D55E00", "per_block": "#0072B2", "per_warp": "#56B4E9", "partitioned": "#CC79A7",
-               "lane_shared": "#009E73", "cub": "#E69F00", "sum_bytes": "#000000", "read_floor": "#777777"}
+# Okabe-Ito by role; the two readers that count nothing in black and grey; contenders in the registry's order.
+ROLE_COLORS = {"baseline": "#D55E00", "privatized": "#0072B2", "subject": "#009E73", "peer": "#E69F00",
+               "reader": "#000000", "floor": "#777777"}
+CONTENDER_COLORS = ("#56B4E9", "#CC79A7")
 OTHER_COLOR = "#999999"   # an implementation this palette does not know yet
 HATCH = "////"
 MARKERS = "osD^v<>"
@@ -39,9 +42,17 @@ plt.rcParams.update({"svg.hashsalt": "histostudy", "svg.fonttype": "none", "pdf.
                      "lines.markersize": 3.5, "legend.frameon": False, "hatch.linewidth": 0.6})
 
 
+def impl_colors():
+    """{implementation: colour} for the GPU implementations of data/registry.json."""
+    gpu = [e for e in registry() if e["backend"] == "cuda"]
+    contenders = dict(zip((e["name"] for e in gpu if "contender" in e["roles"]), CONTENDER_COLORS))
+    roles = {e["name"]: next((ROLE_COLORS[r] for r in e["roles"] if r in ROLE_COLORS), None) for e in gpu}
+    return {name: contenders.get(name) or roles[name] or OTHER_COLOR for name in roles}
+
+
 def color(impl):
-    """An implementation's colour ('per_warp copies=8' is per_warp's)."""
-    return IMPL_COLORS.get(impl.split()[0], OTHER_COLOR)
+    """An implementation's colour (a variant's label, 'name copies=8', takes its implementation's)."""
+    return impl_colors().get(impl.split()[0], OTHER_COLOR)
 
 
 def new_figure(width, height, left=None, **subplots):
@@ -209,10 +220,18 @@ def versions_figure(model, width):
 # ---- the contention sweep ----
 
 @dataclass(frozen=True)
+class SweepSeries:
+    impl: str
+    whose: str              # a GPU or a published column
+    kind: object            # as bar_style's
+    values: dict            # {K: Mpix/s}
+    roles: tuple = ()
+
+
+@dataclass(frozen=True)
 class SweepLines:
     distinct_values: list   # as Table 16-4 orders them
-    series: list            # (implementation, whose: a GPU or a published column, kind, {K: Mpix/s}); kind as
-                            # bar_style's
+    series: list            # [SweepSeries]
 
 
 SWEEP_STYLES = {0: "-", 1: "-."}
@@ -220,16 +239,16 @@ SWEEP_STYLES = {0: "-", 1: "-."}
 
 def sweep_figure(model, width):
     fig, ax = new_figure(width, 2.9 if width == COLUMN else 3.0, left=0.24 if width == COLUMN else 0.12)
-    published = [s for s in model.series if s[2] == "published"]
-    for (impl, label, kind, values), marker in zip(model.series, MARKERS * 4):
-        ks = sorted(values)
-        if kind == "published":
-            marker = MARKERS[published.index((impl, label, kind, values)) % len(MARKERS)]
-            ax.plot(ks, [values[k] for k in ks], "--", marker=marker, color=color(impl), markerfacecolor="white",
-                    linewidth=0.8, label=f"{impl}, {label}")
+    published = [s for s in model.series if s.kind == "published"]
+    for s, marker in zip(model.series, MARKERS * 4):
+        ks = sorted(s.values)
+        if s.kind == "published":
+            marker = MARKERS[published.index(s) % len(MARKERS)]
+            ax.plot(ks, [s.values[k] for k in ks], "--", marker=marker, color=color(s.impl), markerfacecolor="white",
+                    linewidth=0.8, label=f"{s.impl}, {s.whose}")
         else:
-            ax.plot(ks, [values[k] for k in ks], SWEEP_STYLES[kind], marker="o", color=color(impl),
-                    alpha=1.0 if kind == 0 else 0.6, label=f"{impl}, {label}")
+            ax.plot(ks, [s.values[k] for k in ks], SWEEP_STYLES[s.kind], marker="o", color=color(s.impl),
+                    alpha=1.0 if s.kind == 0 else 0.6, label=f"{s.impl}, {s.whose}")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(model.distinct_values))
     ax.xaxis.set_minor_locator(NullLocator())

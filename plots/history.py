@@ -147,7 +147,8 @@ FIGURE_INPUT = "uniform"   # the lesson's first input; the table has every input
 
 
 def history_figure(model, width):
-    """One panel per implementation (partitioned at its default P), on uniform bytes: SASS solid, PTX dashed."""
+    """One panel per implementation (the multi-pass one at its default P), on uniform bytes: SASS solid, PTX
+    dashed."""
     model = [s for s in model if s.input == FIGURE_INPUT and "P=" not in s.kernel]
     kernels = list(dict.fromkeys(s.kernel for s in model))
     fig, axes = figures.new_figure(width, 1.05 * len(kernels) + 0.8, nrows=len(kernels), ncols=1, sharex=True,

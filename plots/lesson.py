@@ -1,22 +1,20 @@
 """The lesson's table for one run, per toolchain, beside the published T4 table.
 
-The lesson compares global atomics with the privatized kernel; on the CPU
-the same pair is the single-thread reference and openmp_private (as
-study/report.cpp prints it).
+The lesson compares global atomics (the baseline) with the privatized
+kernel; on the CPU the same pair is the single-thread reference (the oracle)
+and the OpenMP privatized one (as study/report.cpp prints it). Kernels are
+found by their roles (plots/results.py), never by name.
 """
 from plots import placement
 from plots import table as fmt
-from plots.results import busiest_pct, conditions, is_control, is_timed, median_ms, policy_label, requested_offset
+from plots.results import (Kernel, busiest_pct, conditions, is_control, is_timed, median_ms, policy_axis,
+                           policy_label, requested_offset, roles)
 from plots.table import Table
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
-# Readers with no counting: the floor rows. sum_bytes is the lesson's; the
-# others are whatever the rows name as their floor.
-LESSON_FLOOR = "sum_bytes"
-
-
-def lesson_pair(backend):
-    return ("reference", "openmp_private") if backend == "cpu" else ("global", "per_block")
+LESSON_PAIR = {"cpu": ("oracle", "privatized"), "cuda": ("baseline", "privatized")}   # the roles compared
+READER = "reader"       # the lesson's own floor kernel; the others are whatever the rows name as their floor
+PASSES = "passes"       # the policy axis of the lesson's exercise: P passes over the input
 
 
 def lesson_rows(run, toolchain):
@@ -44,7 +42,8 @@ class LessonView:
         self.rows = rows if rows is not None else [r for r in lesson_rows(run, toolchain) if r["size"] == size]
         self.backend = self.rows[0]["backend"]
         self.inputs = list(dict.fromkeys(r["input"] for r in self.rows))
-        self.base, self.private = lesson_pair(self.backend)
+        self.base, self.private = (Kernel(role).name(self.backend, self.rows) for role in LESSON_PAIR[self.backend])
+        self.readers = {r["impl"] for r in self.rows if READER in roles(r)}
         self._timed = {}
         for row in sorted(self.rows, key=lambda r: LESSON_EXPERIMENTS.index(r["experiment"])):  # lesson first
             if is_timed(row):
@@ -63,9 +62,9 @@ class LessonView:
             next((r for r in self.rows if r["input"] == input), None)
 
     def floor_impls(self):
-        """Readers that count nothing: the lesson's sum_bytes and whatever the rows name as their floor."""
+        """Readers that count nothing: the lesson's reader and whatever the rows name as their floor."""
         impls = {r["impl"] for r in self.rows}
-        return sorted({LESSON_FLOOR} | ({r["floor_impl"] for r in self.rows} & impls))
+        return sorted(self.readers | ({r["floor_impl"] for r in self.rows} & impls))
 
 
 def views(run):
@@ -122,7 +121,7 @@ def floor_table(view, t4):
         for input in view.inputs:
             row = view.row(impl, input)
             if row:
-                published = impl == LESSON_FLOOR and input == view.inputs[0]  # the lesson measured it once
+                published = impl in view.readers and input == view.inputs[0]  # the lesson measured it once
                 rows.append([impl, input, fmt.ms(median_ms(row)), fmt.number(row["gbps"]),
                              fmt.ms(t4.get("sum_bytes_ms")) if published else fmt.MISSING,
                              fmt.number(t4.get("sum_bytes_gbs")) if published else fmt.MISSING])
@@ -132,8 +131,8 @@ def floor_table(view, t4):
 def atomics_table(view, t4):
     first = view.inputs[0]
     base_row = view.row(view.base, first)
-    published = {"global": t4.get("global_atomics_global_kernel"),
-                 "per_block": t4.get("global_atomics_private_kernel")}
+    published = {view.base: t4.global_atomics(LESSON_PAIR[view.backend][0]),
+                 view.private: t4.global_atomics(LESSON_PAIR[view.backend][1])}
     floors = view.floor_impls()
     rows = []
     for row in (r for r in view.rows if r["input"] == first and is_timed(r) and r["impl"] not in floors):
@@ -141,7 +140,7 @@ def atomics_table(view, t4):
         factor = base_row["global_atomics"] / atomics if base_row and base_row["global_atomics"] and atomics else None
         rows.append([row["impl"], policy_label(row), fmt.count(atomics) if atomics is not None else "hidden by library",
                      fmt.ratio(factor), fmt.count(published.get(row["impl"]))])
-    notes = ["Declared per implementation (study/registry.cpp): one per byte for global, blocks x 256 for a "
+    notes = [f"Declared per implementation (study/registry.cpp): one per byte for {view.base}, blocks x 256 for a "
              "block-privatized kernel; not counted by a profiler."]
     return Table(f"Global atomic updates per run: {view.toolchain}, {first}",
                  ["impl", "policy", "global atomics", f"fewer than {view.base}", "T4 (published)"], rows, notes,
@@ -149,25 +148,26 @@ def atomics_table(view, t4):
 
 
 def partitioned_table(view):
-    passes = sorted({r["policy"]["passes"] for r in view.rows if r["impl"] == "partitioned"})
-    if not passes:
+    exercise = [r for r in view.rows if policy_axis(r) == PASSES]
+    if not exercise:
         return None
+    impl, passes = exercise[0]["impl"], sorted({r["policy"]["passes"] for r in exercise})
     rows = []
     for input in view.inputs:
         private = view.ms(view.private, input)
         cells = [input, fmt.ms(private)]
         for p in passes:
-            t = view.ms("partitioned", input, p)
+            t = view.ms(impl, input, p)
             cells.append(f"{fmt.ms(t)} ({fmt.ratio(_speedup(t, private))})" if t else fmt.MISSING)
         rows.append(cells)
     notes = ["The lesson's exercise: P passes, each privatizing 256/P bins and reading all N bytes (P x N in all); "
              f"in brackets, the time over {view.private}'s."]
-    return Table(f"Exercise, partitioned: {view.toolchain}, median ms",
+    return Table(f"Exercise, {impl}: {view.toolchain}, median ms",
                  ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
 
 
 def by_placement_table(view, placement_run, series):
-    """The baseline (global) row at the placement run's best and worst bins offset, beside the lesson run's;
+    """The baseline's row at the placement run's best and worst bins offset, beside the lesson run's;
     None where the placement run's `series` have none for the view's toolchain."""
     found = {s.input: s for s in series if s.kernel == view.base and s.toolchain == view.toolchain}
     rows = []
@@ -194,7 +194,7 @@ def by_placement_table(view, placement_run, series):
 def lesson_tables(run, published, placement_run=None):
     """Every lesson table of `run`: per toolchain and size, the main table,
     the baseline by bins placement (from `placement_run`), the floor rows,
-    the atomic counts and the partitioned rows."""
+    the atomic counts and the exercise's passes."""
     t4 = baseline_source(published)
     series = placement.all_series(placement_run) if placement_run else []
     tables = []

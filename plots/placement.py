@@ -12,7 +12,7 @@ from functools import reduce
 
 from plots import stats
 from plots import table as fmt
-from plots.results import is_control, is_timed, kernel_label, median_ms, requested_offset
+from plots.results import is_control, is_timed, kernel_label, median_ms, requested_offset, roles
 from plots.table import Table
 
 EXPERIMENT = "placement"
@@ -30,6 +30,10 @@ class Series:
     @property
     def control(self):
         return is_control(next(iter(self.rows.values())))
+
+    @property
+    def roles(self):
+        return roles(next(iter(self.rows.values())))
 
     def medians(self):
         return {o: median_ms(r) for o, r in self.rows.items()}
@@ -102,6 +106,10 @@ class Effect:
     kernel: str
     input: str
     series: list
+
+    @property
+    def roles(self):
+        return self.series[0].roles
 
     def shown(self, band=stats.DEFAULT_BAND):
         return any(s.shows_effect(band) for s in self.series)

@@ -58,11 +58,10 @@ def pair_prose(run, base_tc, new_tc):
             f"{stats.DEFAULT_BAND:.2f}x and {n[stats.AMBIGUOUS]} ambiguous; the verdict is withheld on "
             f"{n[stats.WITHHELD_AA]} where the A/A pair is not the same and on {n[stats.WITHHELD_NO_AA]} where "
             "there is none.")
-    headline = next((c for c in found if (c.base["impl"], c.base["input"]) == versions.HEADLINE), None)
-    if headline:
-        c = headline
+    c = versions.headline(found)
+    if c:
         aa = f"A/A {fmt.ratio(c.aa.ratio, 3)} ({fmt.interval(c.aa.ci_low, c.aa.ci_high)})" if c.aa else "no A/A pair"
-        text += (f" {versions.HEADLINE[0]} on {versions.HEADLINE[1]}: {fmt.ms(c.ab.base_median)} ms against "
+        text += (f" {c.base['impl']} on {c.base['input']}: {fmt.ms(c.ab.base_median)} ms against "
                  f"{fmt.ms(c.ab.new_median)} ms, A/B {fmt.ratio(c.ab.ratio, 3)} ({stats.CONFIDENCE:.0%} CI "
                  f"{fmt.interval(c.ab.ci_low, c.ab.ci_high)}), {aa}: {c.verdict}.")
     return text
@@ -82,7 +81,7 @@ def versions_report(study):
 def t4_table(study):
     """The lesson's T4 question: did any release change the SASS of its kernels for sm_75, and how?"""
     rows = []
-    for impl in codegen.LESSON_KERNELS:
+    for impl in codegen.lesson_kernels():
         releases, steps = codegen.release_steps(study.audit, study.ptx or {}, impl, "sm_75")
         if not releases:
             continue
@@ -128,7 +127,7 @@ def _effect_sentence(e):
 
 
 def _flat_words(found):
-    """'per_block and cub on every input; global on one_byte': the kernel x inputs without an effect."""
+    """'a and b on every input; c on one_byte': the kernel x inputs without an effect."""
     inputs = list(dict.fromkeys(e.input for e in found))
     flat = {}
     for e in found:
@@ -251,7 +250,7 @@ def perf_gpu_prose(study):
     if run is None:
         return f"The GPU performance report: {study.missing('perf')}"
     view = perf.PerfView(run)
-    s, b = perf.SUBJECT, perf.BASELINE
+    s, b = view.subject, view.peer
     checks = perf.threshold_checks(view)
     host = run.environment["host"]
     text = (f"Environment: {perf.gpu_environment_line(view)}; host {host['cpu_model']} "
@@ -281,8 +280,8 @@ def perf_gpu_prose(study):
 def small_prose(study):
     races = perf.small_races(study.sel.lesson) if study.sel.lesson else []
     if not races:
-        return f"`{perf.SUBJECT}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
-    s = perf.SUBJECT
+        return f"`{perf.SUBJECT.name('cuda')}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
+    s = races[0].subject["impl"]
     first = sum(r.fastest for r in races)
     sure = sum(r.comparison.verdict == stats.FASTER for r in races)
     speedups = [1 / r.comparison.ratio for r in races]
@@ -298,7 +297,8 @@ def ceilings_prose(study):
     run = study.sel.perf
     if run is None:
         return None
-    view, s = perf.PerfView(run), perf.SUBJECT
+    view = perf.PerfView(run)
+    s = view.subject
     rates = view.shared_rates()
     if not rates:
         return f"The run records no shared-memory microbenchmark: the kernels' share of the hardware is {NOT_HERE}."
@@ -316,27 +316,26 @@ def ceilings_prose(study):
 def cpu_run_prose(run):
     view = perf.CpuView(run)
     host = run.environment["host"]
-    f = perf.CPU_SUBJECT
+    f, priv, oracle = view.subject, view.privatized, view.oracle
     margin = perf.cpu_margins(view)
-    confirmed = [i for i in view.inputs if view.compare("openmp_private", i)
-                 and view.compare("openmp_private", i).verdict == stats.FASTER]
+    confirmed = [i for i in view.inputs if view.compare(priv, i) and view.compare(priv, i).verdict == stats.FASTER]
     text = (f"On {host['cpu_model']} ({host['logical_cores']} logical cores, {host['os']}), from `{run.path}` at "
             f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
             f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
-            f"`{view.floor}`), `openmp_private` at "
-            f"{value_range([view.gbps('openmp_private', i) for i in view.inputs], 2)} GB/s and the single-thread "
-            f"`reference` at {value_range([view.gbps('reference', i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
+            f"`{view.floor}`), `{priv}` at "
+            f"{value_range([view.gbps(priv, i) for i in view.inputs], 2)} GB/s and the single-thread "
+            f"`{oracle}` at {value_range([view.gbps(oracle, i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
             f"of both on every input, by medians: **{perf.cpu_verdict(view)}**")
     if margin:
         text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
-    return text + (f". The bootstrap interval puts `{f}` faster than `openmp_private` beyond the "
+    return text + (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
                    f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs; on the others "
                    "the samples cannot tell the lead from noise.")
 
 
 def performance_report(study):
     sel = study.sel
-    cpu = [run for run in sel.cpu_runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)]
+    cpu = [run for run in sel.cpu_runs if perf.has_cpu_rows(run, perf.SUBJECT)]
     gpu = [Para(perf_gpu_prose(study)), Para(small_prose(study))]
     if ceilings_prose(study):
         gpu.append(Para(ceilings_prose(study)))
@@ -346,7 +345,7 @@ def performance_report(study):
                                           "ceilings.", f"`{sel.perf.path}`"))
     size = f" at {fmt.size_words(perf.PerfView(sel.perf).size)}" if sel.perf else ""
     cpu_prose = [Para(cpu_run_prose(run)) for run in cpu] or [
-        Para(f"No run chosen holds CPU rows of `{perf.CPU_SUBJECT}`: the CPU comparison is {NOT_HERE}.")]
+        Para(f"No run chosen holds CPU rows of `{perf.SUBJECT.name('cpu')}`: the CPU comparison is {NOT_HERE}.")]
     return _page("Performance engineering: how close to the read floor",
                  [Para(f"The study's `perf` experiment times the fastest implementations{size} on every input "
                        "beside the read floor of the same run, and records a microbenchmark of the GPU's "

@@ -15,7 +15,9 @@ from plots import stats
 
 FORMAT = "histostudy-result"
 SCHEMA_VERSION = 1  # the newest version this reader knows
-SCHEMA_PATH = pathlib.Path(__file__).resolve().parent.parent / "data" / "schema" / "result.schema.json"
+DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
+SCHEMA_PATH = DATA / "schema" / "result.schema.json"
+REGISTRY_PATH = DATA / "registry.json"   # the implementations' roles (data/schema/README.md)
 
 
 class ResultError(Exception):
@@ -164,17 +166,84 @@ def is_timed(row):
     return row["check"]["passed"] and len(row["samples_ms"]) > 0
 
 
-def find_rows(run, **match):
-    """Timed rows whose fields equal `match`; policy fields as passes=4, block=64."""
+def find_rows(run, kernel=None, **match):
+    """Timed rows of `kernel` (a Kernel; any, where None) whose fields equal `match`; policy fields as passes=4,
+    block=64."""
     def field(row, key):
         return row["policy"][key] if key in POLICY_FIELDS else row.get(key)
-    return [row for row in run.rows if is_timed(row) and all(field(row, k) == v for k, v in match.items())]
+    return [row for row in run.rows if is_timed(row) and (kernel is None or kernel.picks(row))
+            and all(field(row, k) == v for k, v in match.items())]
 
 
-def find_row(run, **match):
+def find_row(run, kernel=None, **match):
     """The first timed row matching, or None."""
-    rows = find_rows(run, **match)
+    rows = find_rows(run, kernel, **match)
     return rows[0] if rows else None
+
+
+# ---- roles: which implementation plays which part, never found by its name ----
+
+REGISTRY_SHOWN = "data/registry.json"
+
+
+@functools.lru_cache(maxsize=None)
+def registry():
+    """data/registry.json's implementations: ({name, backend, roles, policy_axis?}, ...), as the C++ registry
+    declares them; a missing or malformed file raises ResultError naming it."""
+    try:
+        entries = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))["implementations"]
+        if not all(isinstance(e["name"], str) and e["backend"] in ("cpu", "cuda") and isinstance(e["roles"], list)
+                   for e in entries):
+            raise ValueError("every implementation needs a name, a backend (cpu or cuda) and a list of roles")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ResultError(REGISTRY_SHOWN, f"cannot read the implementations' roles ({type(e).__name__}: {e})") \
+            from None
+    return tuple(entries)
+
+
+def _entry(impl, backend):
+    return next((e for e in registry() if (e["name"], e["backend"]) == (impl, backend)), None)
+
+
+def roles(row):
+    """A row's roles: those it records (the C++ registry's), else data/registry.json's for its implementation
+    and backend (runs made before rows recorded them); () for an implementation neither knows."""
+    if row.get("roles") is not None:
+        return tuple(row["roles"])
+    entry = _entry(row["impl"], row["backend"])
+    return tuple(entry["roles"]) if entry else ()
+
+
+def policy_axis(row):
+    """The launch-policy field that makes the row's implementation what it is ('passes', 'copies'), or None."""
+    entry = _entry(row["impl"], row["backend"])
+    return entry.get("policy_axis") if entry else None
+
+
+def implementation(backend, role=None, axis=None):
+    """The name of the one implementation of `backend` with `role` (or with `axis` as its policy axis) in
+    data/registry.json."""
+    found = [e["name"] for e in registry() if e["backend"] == backend
+             and (role is None or role in e["roles"]) and (axis is None or e.get("policy_axis") == axis)]
+    if len(found) != 1:
+        raise ResultError(REGISTRY_SHOWN, f"names {len(found)} {backend} implementations with role {role} and "
+                                          f"policy axis {axis}, not one")
+    return found[0]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """An implementation as the reports ask for it: by its role or by its policy axis, never by its name."""
+    role: str = None
+    axis: str = None
+
+    def picks(self, row):
+        return (self.role is None or self.role in roles(row)) and (self.axis is None or policy_axis(row) == self.axis)
+
+    def name(self, backend, rows=()):
+        """What it is called: the implementation of `rows` of `backend` it picks, else data/registry.json's."""
+        return next((r["impl"] for r in rows if r["backend"] == backend and self.picks(r)), None) or \
+            implementation(backend, self.role, self.axis)
 
 
 def requested_offset(row):
@@ -262,7 +331,7 @@ def policy_label(row):
 
 
 def kernel_label(row):
-    """'per_warp copies=8', 'partitioned P=4': the implementation and the variant, without the launch."""
+    """'name copies=8', 'name P=4': the implementation and the variant, without the launch."""
     label = policy_label(row).replace(f"{row['policy']['grid']}x{row['policy']['block']}", "").strip()
     return f"{row['impl']} {label}".strip()
 

@@ -11,7 +11,7 @@ one of them.
 Roles, and what a run must hold to take one (checked, so the manifest cannot
 name a run that does not fit):
 
-  lesson      GPU lesson rows: the lesson table, lane_shared at the lesson's size
+  lesson      GPU lesson rows: the lesson table, the subject at the lesson's size
   versions    GPU lesson rows of two CUDA versions: the version comparison, one run a line, in order
   sweep       GPU sweep rows: the contention sweep
   placement   GPU placement rows: where the bins lie
@@ -189,10 +189,10 @@ def _cpu_host(run):
 
 
 def newest_cpu_runs(runs):
-    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest first;
+    """For each CPU (model and logical cores), the newest run with CPU rows of its subject, oldest first;
     with none, the newest run with CPU rows alone; else []. A GPU machine's own CPU rows must not hide a
     smaller machine's run."""
-    newest = {_cpu_host(run): run for run in runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)}
+    newest = {_cpu_host(run): run for run in runs if perf.has_cpu_rows(run, perf.SUBJECT)}
     if newest:
         return sorted(newest.values(), key=lambda r: run_order_key(r.path))
     with_cpu = [r for r in runs if perf.has_cpu_rows(r)]

@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 from plots import codegen, environment, stats
 from plots import table as fmt
-from plots.published import LESSON_KERNELS
-from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label
+from plots.published import LESSON_ROLES
+from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label, roles
 from plots.table import Table
 
 EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
-HEADLINE = ("global", "uniform")  # the kernel and input where bins placement once passed for a version effect
+HEADLINE = ("baseline", "uniform")  # the role and input where bins placement once passed for a version effect
 
 
 def pairs_in(run):
@@ -45,11 +45,10 @@ def comparisons(run, base_tc, new_tc, band=stats.DEFAULT_BAND):
             for b, n in matched_rows(run, base_tc, new_tc)]
 
 
-def headline(run):
-    """HEADLINE's comparison under the run's first pair (same compiler first), or None."""
-    pairs = pairs_in(run)
-    found = comparisons(run, *pairs[0]) if pairs else []
-    return next((c for c in found if (c.base["impl"], c.base["input"]) == HEADLINE), None)
+def headline(found):
+    """HEADLINE's comparison among `found` ([VersionComparison]), or None."""
+    role, input = HEADLINE
+    return next((c for c in found if role in roles(c.base) and c.base["input"] == input), None)
 
 
 def aa_label(run):
@@ -99,7 +98,7 @@ def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
 @dataclass(frozen=True)
 class PublishedPair:
     """One figure the lesson published under two CUDA versions."""
-    metric: str         # the lesson's name: 'sum_bytes', 'private'
+    metric: str         # the lesson's name for the kernel: lesson_t4.csv's metric without _ms
     input: str          # ours, or '-' for the lesson's input at large
     old: object         # published.LessonSource
     new: object
@@ -107,8 +106,9 @@ class PublishedPair:
     new_ms: float
 
     @property
-    def impl(self):
-        return LESSON_KERNELS.get(self.metric, self.metric)
+    def role(self):
+        """The role our implementation of the lesson's kernel plays, or None for a figure of no kernel."""
+        return LESSON_ROLES.get(self.metric)
 
     @property
     def ratio(self):

@@ -92,18 +92,18 @@ sanitize() {
 # shared-memory update rates.
 perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf.txt" | tail -60; }
 
-# Claim C8: global and per_block at 64 to 1024 threads per block.
+# Claim C8: the baseline and privatized kernels at 64 to 1024 threads per block.
 blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blocks.txt"; }
 
 bundle() { (cd "$OUT" && find . -maxdepth 3 -type f ! -name '*.json' ! -name logs.tar.gz -print0 |
             tar --null -czf logs.tar.gz -T - --remove-files); }
 
 # Not in the default stages: each kernel's own duration (Nsight Compute,
-# clocks left alone) for lane_shared's two kernels, cub's and the read floor
-# at the lesson's size, where launch gaps matter.
+# clocks left alone) for the subject's two kernels, the peer's and the read
+# floor at the lesson's size, where launch gaps matter.
 profile() {
   ncu --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
-    "$HS" run --impl lane_shared,cub --input uniform,one_byte --warmups 0 --reps 3 --no-save \
+    "$HS" run --impl "$(impls cuda subject peer)" --input uniform,one_byte --warmups 0 --reps 3 --no-save \
     >"$OUT/profile.csv" 2>"$OUT/profile.err" || { tail -5 "$OUT/profile.err"; return 1; }
   python3 -c 'import csv, collections, sys
 lines = list(csv.reader(open(sys.argv[1])))
@@ -116,6 +116,15 @@ for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v
 }
 
 NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
+
+# The implementations of BACKEND with any of the roles (or policy axes, axis:AXIS) asked for, comma-separated
+# in data/registry.json's order: kernels are named by the registry, never here.
+impls() {
+  python3 -c 'import json, sys
+wanted = set(sys.argv[2:])
+print(",".join(e["name"] for e in json.load(open("data/registry.json"))["implementations"] if e["backend"] == sys.argv[1]
+               and (wanted & set(e["roles"]) or "axis:" + str(e.get("policy_axis")) in wanted)))' "$@"
+}
 
 # Issue 12: every NVRTC release's SASS and driver-compiled PTX (built by
 # pack, without a GPU) beside nvcc and CUB, in one process under the controls.
@@ -145,7 +154,7 @@ placement() {
 cache() {
   local mode
   for mode in hot cold; do
-    "$HS" run -i read_floor,sum_bytes,per_block,per_warp,lane_shared,cub --input uniform,lesson_english,one_byte \
+    "$HS" run -i "$(impls cuda floor reader privatized axis:copies subject peer)" --input uniform,lesson_english,one_byte \
       -s 16MiB,32MiB,67109475 --cache "$mode" -o "$OUT" 2>"$OUT/cache-$mode-progress.log" >"$OUT/cache-$mode.txt"
   done
 }

@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 from plots import appendix, figures, make_all
+from plots.results import registry
 from plots.tests import fixtures, synthetic
 
 PAPER = fixtures.REPO / "paper"
@@ -87,7 +88,10 @@ class Promises(unittest.TestCase):
 
     def test_one_colour_per_implementation(self):
         self.assertEqual(figures.color("per_warp copies=8"), figures.color("per_warp"))
-        self.assertEqual(len(set(figures.IMPL_COLORS.values())), len(figures.IMPL_COLORS))
+        colors = figures.impl_colors()
+        self.assertEqual(set(colors), {e["name"] for e in registry() if e["backend"] == "cuda"})
+        self.assertEqual(len(set(colors.values())), len(colors))
+        self.assertNotIn(figures.OTHER_COLOR, colors.values())
 
 
 class WithGpuData(unittest.TestCase):
