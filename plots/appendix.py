@@ -11,7 +11,8 @@ from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
 from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words, host_words,
                                sampling_plan_words)
-from plots.results import case_key, cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles
+from plots.results import (case_key, cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles,
+                           version_pairs)
 from plots.table import Table, value_range
 
 TITLE = "Appendix: the 256-bin histogram, re-measured"
@@ -20,25 +21,6 @@ LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")   # the three the less
 BASELINE, PRIVATIZED = lesson.LESSON_PAIR["cuda"]
 PLACEMENT_ROLES = {BASELINE, PRIVATIZED, "subject", "peer"}   # Figure 2's kernels
 SWEEP_ROLES = (BASELINE, PRIVATIZED, "subject", "peer")       # the sweep's kernels of this appendix's GPU
-
-
-@dataclass
-class Study:
-    sel: object             # selection.Selection: the runs this appendix reports
-    published: object
-    audit: object           # codegen.Audit
-    beside: object = None   # the study's own Selection, shown beside a user's runs; None in the paper
-    paper_link: str = ""    # where the study's own appendix is, for a user's appendix
-    spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
-    releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
-    ptx: dict = None        # codegen.ptx_hashes: each release's PTX per kernel, for the history's front end
-
-    def missing(self, role):
-        where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
-        return self.sel.missing(role) + where
-
-    def all_runs(self):
-        return self.sel.runs + (self.beside.runs if self.beside else [])
 
 
 def _ratio(a, b):
@@ -251,7 +233,7 @@ def placement_section(study):
 
 def _version_pair(run):
     """The first pair of CUDA versions of one compiler (the version, not the compiler, changes)."""
-    return versions.pairs_in(run)[0]
+    return version_pairs(run)[0]
 
 
 def version_rows(run, input="uniform"):
@@ -345,7 +327,7 @@ def version_figure(study):
 
 def history_model(study):
     """plots.history's series for the history run, or None without one."""
-    run = study.sel.first("history")
+    run = study.sel.history
     return history.history(run, study.audit, study.ptx or {}) if run else None
 
 

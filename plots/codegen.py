@@ -173,13 +173,6 @@ def _num(value):
     return "-" if value is None else f"{value:g}"
 
 
-def toolchain_pairs(toolchains):
-    """(older, newer) CUDA toolchains, same compiler first: what a version audit compares."""
-    cuda = sorted((t for t in toolchains if cuda_version(t)), key=lambda t: (cuda_version(t), t))
-    pairs = [(a, b) for i, a in enumerate(cuda) for b in cuda[i + 1:] if cuda_version(a) < cuda_version(b)]
-    return sorted(pairs, key=lambda p: (p[0].split()[0] != p[1].split()[0], p))
-
-
 def from_run(run):
     """Kernel attributes the executors recorded in the run itself (an executor's
     describe.kernels = {kernel name: {registers: .., ...}}, arch from describe.target):

@@ -14,34 +14,19 @@ Where no step is found it says "flat" and shows the largest move and the noise.
 """
 import argparse
 import pathlib
-import re
 import sys
 from dataclasses import dataclass, field
 
-from plots import codegen, figures, stats
+from plots import codegen, figures, selection, stats
 from plots import table as fmt
-from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, policy_label
+from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, module_entry, policy_label
 from plots.table import Table
 
-# "nvrtc 12.6.85 sm_90" (SASS as the release built it), "nvrtc 12.6.85 compute_90 jit" (PTX, driver-compiled)
-MODULE_LABEL = re.compile(r"^nvrtc (\d+)\.(\d+)\.(\d+) (sm|compute)_(\d+)( jit)?$")
-KINDS = {"sm": "SASS", "compute": "PTX via the driver"}
 MIN_NOISE = 0.005   # a step must exceed 0.5% even where the A/A pair agrees to the last digit
-
-
-def module_entry(toolchain):
-    """(release (12, 6, 85), kind, arch digits) of a module toolchain label, or None."""
-    m = MODULE_LABEL.match(toolchain)
-    return ((int(m[1]), int(m[2]), int(m[3])), KINDS[m[4]], m[5]) if m else None
 
 
 def version_text(release):
     return ".".join(map(str, release))
-
-
-def is_matrix_run(run):
-    """A run holding three or more releases' modules: what the history reads."""
-    return len({module_entry(t)[0] for t in run.toolchains() if module_entry(t)}) >= 3
 
 
 @dataclass
@@ -184,7 +169,7 @@ def main(argv=None):
     except ResultError as e:
         print(f"history: {e}", file=sys.stderr)
         return 2
-    if not is_matrix_run(run):
+    if not selection.is_matrix_run(run):
         print(f"history: {args.run}: holds fewer than three releases' modules (--toolchain modules:DIR)",
               file=sys.stderr)
         return 2

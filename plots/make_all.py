@@ -34,13 +34,15 @@ def releases(data_dir):
     return tuple(sorted(found, key=lambda r: tuple(int(p) for p in r.split("."))))
 
 
-def gather(data_dir):
-    name = pathlib.Path(data_dir).name
-    sel = selection.load(data_dir, f"{name}/")
-    published = load_published(pathlib.Path(data_dir) / "published", f"{name}/published/")
-    audit = codegen.load_audit(pathlib.Path(data_dir) / "codegen", f"{name}/codegen/")
-    return appendix.Study(sel, published, audit, releases=releases(data_dir),
-                          ptx=codegen.ptx_hashes(pathlib.Path(data_dir) / "codegen"))
+def gather(data_dir, sel=None, **beside):
+    """The Study the reports are built from: `sel` (by default the runs data_dir's manifest names) and the data
+    beside the runs: the published figures, the codegen audit with its PTX records, the releases listed."""
+    data_dir = pathlib.Path(data_dir)
+    shown = f"{data_dir.name}/"
+    return selection.Study(sel or selection.load(data_dir, shown),
+                           load_published(data_dir / "published", f"{shown}published/"),
+                           codegen.load_audit(data_dir / "codegen", f"{shown}codegen/"), releases=releases(data_dir),
+                           ptx=codegen.ptx_hashes(data_dir / "codegen"), **beside)
 
 
 def data_files(study, published_prefix):

@@ -19,13 +19,13 @@ from plots import stats
 from plots import table as fmt
 from plots.environment import NOT_RECORDED, executor_describe, find_value, gpu_line, gpu_record, toolchain_line
 from plots.results import Kernel, find_row, find_rows, roles
+from plots.selection import CPU_EXPERIMENTS, has_cpu_rows
 from plots.table import Table
 
 EXPERIMENT = "perf"
 SUBJECT = Kernel("subject")  # our fastest kernel, the one the targets are set for (on the CPU too)
 PEER = Kernel("peer")        # CUB HistogramEven
 PRIVATIZED, ORACLE = Kernel("privatized"), Kernel("oracle")   # the CPU subject's rivals
-CPU_EXPERIMENTS = ("lesson", "sweep", "custom")
 NOT_HERE = "not measurable here"
 MET, NOT_MET = "met", "not met"
 
@@ -54,11 +54,6 @@ def required_pct(input):
     if input in LOW_INPUTS or (k is not None and k >= LOW_MIN_K):
         return LOW_PCT
     return None
-
-
-def has_cpu_rows(run, kernel=None):
-    return any(r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS and (kernel is None or kernel.picks(r))
-               for r in run.rows)
 
 
 # ---- the GPU perf run --------------------------------------------------------

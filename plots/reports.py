@@ -8,8 +8,8 @@ from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import commit_line, flatten, show, summary
 from plots.figures import PerfBars
-from plots.results import cuda_version, kernel_label, sampling_words
-from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode
+from plots.results import cuda_version, kernel_label, sampling_words, version_pairs
+from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode, has_cpu_rows
 from plots.table import Table, value_range
 
 NOT_HERE = "not measurable here"
@@ -72,7 +72,7 @@ def versions_report(study):
     intro = [Para("A verdict stands only where the A/A pair (a toolchain against its own repeat, same kernel and "
                   "input, same run) is the same: the rule is under each table. What each toolchain made of each "
                   "kernel: [the codegen report](codegen.md).")]
-    prose = [Para(pair_prose(run, a, b)) for run in sel.versions for a, b in versions.pairs_in(run)]
+    prose = [Para(pair_prose(run, a, b)) for run in sel.versions for a, b in version_pairs(run)]
     return _page("CUDA versions compared, in full", intro, prose or [Para(study.missing("versions"))],
                  _tables(versions.version_tables(sel.versions, study.published, study.audit,
                                                  study.missing("versions"))))
@@ -335,7 +335,7 @@ def cpu_run_prose(run):
 
 def performance_report(study):
     sel = study.sel
-    cpu = [run for run in sel.cpu_runs if perf.has_cpu_rows(run, perf.SUBJECT)]
+    cpu = [run for run in sel.cpu_runs if has_cpu_rows(run, perf.SUBJECT)]
     gpu = [Para(perf_gpu_prose(study)), Para(small_prose(study))]
     if ceilings_prose(study):
         gpu.append(Para(ceilings_prose(study)))

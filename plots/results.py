@@ -342,6 +342,29 @@ def cuda_version(toolchain):
     return (int(m.group(1)), int(m.group(2))) if m and toolchain != "cpu" else None
 
 
+def toolchain_pairs(toolchains):
+    """(older, newer) CUDA toolchains, same compiler first: what a version audit compares."""
+    cuda = sorted((t for t in toolchains if cuda_version(t)), key=lambda t: (cuda_version(t), t))
+    pairs = [(a, b) for i, a in enumerate(cuda) for b in cuda[i + 1:] if cuda_version(a) < cuda_version(b)]
+    return sorted(pairs, key=lambda p: (p[0].split()[0] != p[1].split()[0], p))
+
+
+def version_pairs(run):
+    """The run's pairs of CUDA toolchains to compare, A/A controls aside, same compiler first."""
+    return toolchain_pairs(run.toolchains(controls=False))
+
+
+# "nvrtc 12.6.85 sm_90" (SASS as the release built it), "nvrtc 12.6.85 compute_90 jit" (PTX, driver-compiled)
+MODULE_LABEL = re.compile(r"^nvrtc (\d+)\.(\d+)\.(\d+) (sm|compute)_(\d+)( jit)?$")
+MODULE_KINDS = {"sm": "SASS", "compute": "PTX via the driver"}
+
+
+def module_entry(toolchain):
+    """(release (12, 6, 85), kind, arch digits) of a module toolchain label, or None."""
+    m = MODULE_LABEL.match(toolchain)
+    return ((int(m[1]), int(m[2]), int(m[3])), MODULE_KINDS[m[4]], m[5]) if m else None
+
+
 def median_ms(row):
     """The row's median time, recomputed from its raw samples (the same
     formula as summary_ms.median, so the two agree)."""

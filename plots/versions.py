@@ -8,15 +8,12 @@ from dataclasses import dataclass
 from plots import codegen, environment, stats
 from plots import table as fmt
 from plots.published import LESSON_ROLES
-from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label, roles
+from plots.results import (aa_comparison, case_key, conditions, is_control, is_timed, kernel_label, roles,
+                           toolchain_pairs, version_pairs)
 from plots.table import Table
 
 EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
 HEADLINE = ("baseline", "uniform")  # the role and input where bins placement once passed for a version effect
-
-
-def pairs_in(run):
-    return codegen.toolchain_pairs(run.toolchains(controls=False))
 
 
 def matched_rows(run, base_tc, new_tc, experiment=EXPERIMENT):
@@ -139,7 +136,7 @@ def codegen_tables(audit):
     if not audit:
         return []
     tables = []
-    for base_tc, new_tc in codegen.toolchain_pairs(list(dict.fromkeys(r.toolchain for r in audit.records))):
+    for base_tc, new_tc in toolchain_pairs(list(dict.fromkeys(r.toolchain for r in audit.records))):
         rows = []
         for rec in audit.records:
             if rec.toolchain != base_tc:
@@ -154,7 +151,7 @@ def codegen_tables(audit):
 
 def version_tables(runs, published, audit, not_yet):
     """Per controlled run and pair of CUDA versions its comparison; `not_yet` says why there is none."""
-    tables = [comparison_table(run, a, b, audit) for run in runs for a, b in pairs_in(run)]
+    tables = [comparison_table(run, a, b, audit) for run in runs for a, b in version_pairs(run)]
     if not tables:
         tables.append(Table("CUDA versions compared in one controlled run", ["kernel", "input", "verdict"], [],
                             [not_yet, f"codegen: {audit.describe()}."]))

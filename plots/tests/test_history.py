@@ -8,8 +8,8 @@ import random
 import tempfile
 import unittest
 
-from plots import codegen, history
-from plots.results import Run
+from plots import codegen, history, selection
+from plots.results import Run, module_entry
 
 RELEASES = ["12.0.140", "12.6.85", "13.0.88", "13.1.115"]
 POLICY = {"grid": 1024, "block": 256, "threads": 0, "passes": 1, "copies": 1, "counter_bits": 32, "shared_bytes": 0}
@@ -66,10 +66,10 @@ class History(unittest.TestCase):
             self.assertIn("not-json.json", err.getvalue())
 
     def test_labels_name_release_kind_and_arch(self):
-        self.assertEqual(history.module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
-        self.assertEqual(history.module_entry("nvrtc 13.0.88 compute_90 jit"), ((13, 0, 88), "PTX via the driver", "90"))
-        self.assertIsNone(history.module_entry("nvcc 13.0.88"))
-        self.assertTrue(history.is_matrix_run(matrix({"global": [1.0] * 4})))
+        self.assertEqual(module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
+        self.assertEqual(module_entry("nvrtc 13.0.88 compute_90 jit"), ((13, 0, 88), "PTX via the driver", "90"))
+        self.assertIsNone(module_entry("nvcc 13.0.88"))
+        self.assertTrue(selection.is_matrix_run(matrix({"global": [1.0] * 4})))
 
 
 if __name__ == "__main__":
