@@ -138,7 +138,7 @@ class PublishedLessonEvidence:
         major, minor = self.source.compute_capability.split(".")
         return int(major), int(minor)
 
-    def sweep(self, impl):
+    def sweep(self, kernel):
         return {}
 
 
@@ -249,39 +249,32 @@ def c2_privatized_speedup(ev, published):
 def c3_english_barely_changes_global(ev, published):
     """Holds if {baseline}'s time on lesson_english over its time on uniform lies
     within 1/1.15..1.15 ("barely": less than 15% either way). Our own prose is shown beside."""
-    if (no := _needs_gpu(ev)):
-        return no
-    english, uniform = ev.ms(BASELINE, "lesson_english"), ev.ms(BASELINE, "uniform")
-    ratio = _ratio(english, uniform)
-    if ratio is None:
-        return _missing(f"{name(BASELINE)} times on lesson_english and uniform")
-    prose = _ratio(ev.ms(BASELINE, "prose"), uniform)
-    figures = (f"{name(BASELINE)}: lesson_english {fmt.ms(english)} ms / uniform {fmt.ms(uniform)} ms = "
-               f"{fmt.ratio(ratio, 2)}" + (f" (prose {fmt.ratio(prose, 2)})" if prose else ""))
-    return decided(1 / BARELY <= ratio <= BARELY, figures)
+    return _over_uniform(ev, BASELINE, "lesson_english", lambda ratio: 1 / BARELY <= ratio <= BARELY, beside="prose")
 
 
-def _one_byte_over_uniform(ev, kernel, holds):
-    """A claim on the kernel's time on one_byte over its time on uniform: holds(ratio)."""
+def _over_uniform(ev, kernel, input, holds, beside=None):
+    """A claim on the kernel's time on `input` over its time on uniform: holds(ratio); the same ratio on the
+    input `beside` is shown in brackets."""
     if (no := _needs_gpu(ev)):
         return no
-    one_byte, uniform = ev.ms(kernel, "one_byte"), ev.ms(kernel, "uniform")
-    ratio = _ratio(one_byte, uniform)
+    on, uniform = ev.ms(kernel, input), ev.ms(kernel, "uniform")
+    ratio = _ratio(on, uniform)
     if ratio is None:
-        return _missing(f"{name(kernel)} times on one_byte and uniform")
-    return decided(holds(ratio), f"{name(kernel)}: one_byte {fmt.ms(one_byte)} ms / uniform {fmt.ms(uniform)} ms = "
-                                 f"{fmt.ratio(ratio, 2)}")
+        return _missing(f"{name(kernel)} times on {input} and uniform")
+    other = _ratio(ev.ms(kernel, beside), uniform) if beside else None
+    figures = f"{name(kernel)}: {input} {fmt.ms(on)} ms / uniform {fmt.ms(uniform)} ms = {fmt.ratio(ratio, 2)}"
+    return decided(holds(ratio), figures + (f" ({beside} {fmt.ratio(other, 2)})" if other else ""))
 
 
 def c4_one_byte_doubles_global(ev, published):
     """Holds if {baseline}'s time on one_byte is more than 2x its time on uniform."""
-    return _one_byte_over_uniform(ev, BASELINE, lambda ratio: ratio > DOUBLES)
+    return _over_uniform(ev, BASELINE, "one_byte", lambda ratio: ratio > DOUBLES)
 
 
 def c5_privatized_degrades_on_one_byte(ev, published):
     """Holds if {privatized}'s time on one_byte is more than 1.10x its time on
     uniform (a degradation beyond run-to-run noise); does not hold if flatter."""
-    return _one_byte_over_uniform(ev, PRIVATIZED, lambda ratio: ratio > DEGRADES)
+    return _over_uniform(ev, PRIVATIZED, "one_byte", lambda ratio: ratio > DEGRADES)
 
 
 def c6_privatized_near_sum_bytes(ev, published):
@@ -485,30 +478,43 @@ def combine(findings):
     return Finding(MIXED, "; ".join(f"{f.status}: {f.figures}" for f in decided))
 
 
+@dataclass(frozen=True)
+class Audit:
+    envs: list          # [Environment]: published sources first, then ours
+    combined: dict      # {(claim id, environment label): Finding}
+    each: dict          # {(claim id, member label): Finding}
+
+    @property
+    def ours(self):
+        return [e for e in self.envs if not e.published]
+
+
 def audit(runs, published):
-    """(environments, {(claim id, environment label): Finding}, {(claim id, member label): Finding})."""
+    """Every claim decided for every environment and for each of its members."""
     envs = environments(runs, published)
     each = {(cid, ev.label): decide(ev, published) for env in envs for ev in env.members for cid, _, decide in CLAIMS}
     combined = {(cid, env.label): combine([each[(cid, ev.label)] for ev in env.members])
                 for env in envs for cid, _, _ in CLAIMS}
-    return envs, combined, each
+    return Audit(envs, combined, each)
 
 
-def summary_table(envs, combined):
-    rows = [[env.label] + [SHORT[combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in envs]
+# ---- the tables ----
+
+def summary_table(a):
+    rows = [[env.label] + [SHORT[a.combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in a.envs]
     return Table("The course text's claims, per environment", ["environment"] + [cid for cid, _, _ in CLAIMS], rows,
                  ["holds / NO (does not hold) / - (not measurable here) / mixed (the runs of one environment "
                   "disagree); environment: GPU / toolchain / driver."], align="l" + "c" * len(CLAIMS))
 
 
-def claim_tables(envs, each):
+def claim_tables(a):
     """Per claim: its rule and, per environment and member, the verdict and deciding figures.
     Published sources with nothing to measure for a claim are left out."""
     tables = []
     for cid, statement, decide in CLAIMS:
-        rows = [[env.label, ev.source_label, each[(cid, ev.label)].status, each[(cid, ev.label)].figures]
-                for env in envs for ev in env.members
-                if each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
+        rows = [[env.label, ev.source_label, a.each[(cid, ev.label)].status, a.each[(cid, ev.label)].figures]
+                for env in a.envs for ev in env.members
+                if a.each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
         rule = " ".join(inspect.getdoc(decide).format(**{k: name(v) for k, v in KERNELS.items()}).split()) \
             + (f" {TIMED_RULE}" if cid in TIMED else "")
         tables.append(Table(f"{cid}: {statement}", ["environment", "evidence", "verdict", "figures"], rows,

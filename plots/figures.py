@@ -1,4 +1,4 @@
-"""The figures: each drawn from a computed model, at one column (3.5 in) and at full width (7 in), as PNG
+"""The figures: each drawn from its model (plots/models.py), at one column (3.5 in) and at full width (7 in), as PNG
 (300 dpi), SVG (text kept as text) and PDF.
 
 One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette, chosen by its role
@@ -9,15 +9,12 @@ Titles say what is shown; which runs, in the caption beside the figure.
 Determinism: the Agg backend, a fixed SVG hash salt, no dates or software strings in the metadata, so the
 same data and the same matplotlib give the same bytes.
 """
-from dataclasses import dataclass
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from plots import stats  # noqa: E402
 from plots.document import FORMATS, WIDE_SUFFIX  # noqa: E402
 from plots.results import registry  # noqa: E402
 
@@ -109,13 +106,6 @@ def bar_style(impl, kind):
 
 # ---- the lesson's table: global atomics and the privatized kernel per input ----
 
-@dataclass(frozen=True)
-class LessonBars:
-    inputs: list        # x groups
-    impls: list         # (implementation, label in the legend): the lesson's pair
-    sources: list       # (label, kind, {impl: {input: ms}}): measured GPUs (kind 0, 1) and the published one
-
-
 def lesson_figure(model, width):
     fig, ax = new_figure(width, 2.5 if width == COLUMN else 2.8)
     bars = [(label, kind, impl, name, times) for label, kind, by_impl in model.sources
@@ -139,12 +129,6 @@ def lesson_figure(model, width):
 
 
 # ---- where the bins lie: time against the bins' offset ----
-
-@dataclass(frozen=True)
-class PlacementLines:
-    panels: list        # (title, [(implementation label, input, {offset: time over the series' best})])
-    toolchain: str
-
 
 INPUT_STYLES = {"uniform": ("-", "o"), "lesson_english": ("--", "s"), "one_byte": (":", "^")}
 
@@ -174,15 +158,6 @@ def placement_figure(model, width):
 
 
 # ---- CUDA 13.0 over CUDA 12.6, per kernel ----
-
-@dataclass(frozen=True)
-class VersionRows:
-    rows: list          # (kernel label, Comparison A/B, Comparison A/A or None, published ratio or None)
-    versions: tuple     # ('12.6', '13.0'): the CUDA versions compared
-    ours: str           # 'NVRTC 13.0.88 over 12.6.85'
-    published: str      # 'Tesla T4, CUDA 13.0 over 12.6.85 (published)'
-    band: float = stats.DEFAULT_BAND
-
 
 def _interval(ax, c, y, impl, hollow):
     ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], fmt="s" if hollow else "o",
@@ -219,21 +194,6 @@ def versions_figure(model, width):
 
 # ---- the contention sweep ----
 
-@dataclass(frozen=True)
-class SweepSeries:
-    impl: str
-    whose: str              # a GPU or a published column
-    kind: object            # as bar_style's
-    values: dict            # {K: Mpix/s}
-    roles: tuple = ()
-
-
-@dataclass(frozen=True)
-class SweepLines:
-    distinct_values: list   # as Table 16-4 orders them
-    series: list            # [SweepSeries]
-
-
 SWEEP_STYLES = {0: "-", 1: "-."}
 
 
@@ -265,17 +225,6 @@ def sweep_figure(model, width):
 
 
 # ---- performance at 1 GiB: percent of the read floor per input ----
-
-@dataclass(frozen=True)
-class PerfBars:
-    inputs: list
-    impls: list             # implementations, each {input: percent of the read floor}
-    pcts: dict
-    targets: list           # (percent, label): the study's targets
-    ceilings: list          # (percent, label): the shared-memory ceilings
-    floor: str
-    size: str               # '1 GiB'
-
 
 def perf_figure(model, width):
     fig, ax = new_figure(width, 3.0 if width == COLUMN else 3.0)

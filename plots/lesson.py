@@ -5,6 +5,8 @@ kernel; on the CPU the same pair is the single-thread reference (the oracle)
 and the OpenMP privatized one (as study/report.cpp prints it). Kernels are
 found by their roles (plots/results.py), never by name.
 """
+from dataclasses import dataclass
+
 from plots import placement
 from plots import table as fmt
 from plots.results import (Kernel, busiest_pct, conditions, is_control, is_timed, median_ms, policy_axis,
@@ -76,6 +78,23 @@ def views(run):
     return [LessonView(run, toolchain, size, rows) for (toolchain, size), rows in grouped.items()]
 
 
+@dataclass(frozen=True)
+class LessonModel:
+    """One run's lesson tables: a view per toolchain and size, the lesson's T4 table beside them, and the
+    placement run's series (placement.PlacementModel, or None) for the baseline at its best and worst offsets."""
+    run: object
+    views: list
+    t4: object
+    placement: object = None
+
+
+def model(run, published, placement_model=None):
+    return LessonModel(run, views(run), baseline_source(published), placement_model)
+
+
+# ---- the tables ----
+
+
 def _speedup(a, b):
     return a / b if a and b else None
 
@@ -86,7 +105,7 @@ def bins_note(view):
     return f"{found}." if found else "bins placement: not recorded (a run made before placement was recorded)."
 
 
-def main_table(view, t4, placement_run=None):
+def main_table(view, t4, placement=None):
     title = f"Lesson table: {view.toolchain}, {view.size:,} bytes, median ms ({view.run.name})"
     columns = ["input", "busiest bin", "bins used", f"{view.base} ms", f"{view.private} ms", "speedup",
                "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
@@ -106,7 +125,7 @@ def main_table(view, t4, placement_run=None):
              f"T4: {t4.label}, {t4.build}, from data/published/ (inputs the lesson did not run show -)."]
     if view.backend != "cpu":
         notes.append(bins_note(view))
-        if placement_run is None:
+        if placement is None:
             notes.append(f"{view.base} at the best and the worst bins placement: not measured yet (no controlled "
                          "placement run).")
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}"
@@ -166,10 +185,10 @@ def partitioned_table(view):
                  ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
 
 
-def by_placement_table(view, placement_run, series):
+def by_placement_table(view, placement):
     """The baseline's row at the placement run's best and worst bins offset, beside the lesson run's;
-    None where the placement run's `series` have none for the view's toolchain."""
-    found = {s.input: s for s in series if s.kernel == view.base and s.toolchain == view.toolchain}
+    None where the placement run (a placement.PlacementModel) has no series of it for the view's toolchain."""
+    found = {s.input: s for s in placement.series if s.kernel == view.base and s.toolchain == view.toolchain}
     rows = []
     for input in (i for i in view.inputs if i in found):
         s, row, priv = found[input], view.row(view.base, input), view.ms(view.private, input)
@@ -181,8 +200,8 @@ def by_placement_table(view, placement_run, series):
         rows.append(cells)
     if not rows:
         return None
-    source = "the lesson run itself" if placement_run.path == view.run.path else \
-        f"{placement_run.path}, a different file from the lesson run {view.run.path}"
+    source = "the lesson run itself" if placement.run.path == view.run.path else \
+        f"{placement.run.path}, a different file from the lesson run {view.run.path}"
     notes = [f"Best, worst: the bins offset (bytes past a 2 MiB boundary) of the lowest and highest median of "
              f"{view.base} in the placement run, {source}; speedup: that time over {view.private}'s in the lesson "
              "run."]
@@ -191,16 +210,16 @@ def by_placement_table(view, placement_run, series):
                   "speedup at best", "worst offset", "worst ms", "speedup at worst"], rows, notes)
 
 
-def lesson_tables(run, published, placement_run=None):
-    """Every lesson table of `run`: per toolchain and size, the main table,
-    the baseline by bins placement (from `placement_run`), the floor rows,
-    the atomic counts and the exercise's passes."""
-    t4 = baseline_source(published)
-    series = placement.all_series(placement_run) if placement_run else []
+def lesson_tables(m):
+    """Every table of a LessonModel: per toolchain and size, the main table,
+    the baseline by bins placement, the floor rows, the atomic counts and the
+    exercise's passes."""
+    t4 = m.t4
     tables = []
-    for view in views(run):
-        tables.append(main_table(view, t4, placement_run))
-        by_placement = by_placement_table(view, placement_run, series) if view.backend != "cpu" and series else None
+    for view in m.views:
+        tables.append(main_table(view, t4, m.placement))
+        by_placement = by_placement_table(view, m.placement) if view.backend != "cpu" and m.placement and \
+            m.placement.series else None
         if by_placement:
             tables.append(by_placement)
         tables.append(floor_table(view, t4))
@@ -233,8 +252,9 @@ def main(argv=None):
     if not table_keys(run):
         print(f"lesson: {args.run}: no lesson rows", file=sys.stderr)
         return 2
-    placement_run = run if run.has_gpu_rows(placement.EXPERIMENT) else None
-    print("\n".join(t.latex() if args.latex else t.markdown() for t in lesson_tables(run, published, placement_run)))
+    placed = placement.model(run) if run.has_gpu_rows(placement.EXPERIMENT) else None
+    tables = lesson_tables(model(run, published, placed))
+    print("\n".join(t.latex() if args.latex else t.markdown() for t in tables))
     return 0
 
 

@@ -19,7 +19,7 @@ from plots import stats
 from plots import table as fmt
 from plots.environment import NOT_RECORDED, executor_describe, find_value, gpu_line, gpu_record, toolchain_line
 from plots.results import Kernel, find_row, find_rows, roles
-from plots.selection import CPU_EXPERIMENTS, has_cpu_rows
+from plots.selection import CPU_EXPERIMENTS
 from plots.table import Table
 
 EXPERIMENT = "perf"
@@ -73,6 +73,7 @@ class PerfView:
         impls = list(dict.fromkeys(r["impl"] for r in rows if r["impl"] != self.floor))
         self.impls = sorted(impls, key=lambda i: (i != self.subject, impls.index(i)))  # the subject first
         self.failed = [r for r in rows if not r["check"]["passed"]]
+        self.checks = threshold_checks(self)
 
     def row(self, impl, input):
         return find_row(self.run, experiment=EXPERIMENT, toolchain=self.toolchain, impl=impl, input=input)
@@ -168,7 +169,7 @@ def gpu_table(view):
 
 
 def threshold_table(view):
-    checks = threshold_checks(view)
+    checks = view.checks
     rows = [[c.requirement, c.input, show(c), _required(c), c.verdict] for c in checks]
     notes = [f"The targets: {view.subject} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
              f"{', '.join(HIGH_INPUTS)} and distinct_k for k <= {HIGH_MAX_K}; >= {LOW_PCT:g}% on "
@@ -242,6 +243,7 @@ class CpuView:
         self.subject, self.privatized, self.oracle = (k.name("cpu", rows) for k in (SUBJECT, PRIVATIZED, ORACLE))
         self.rivals = (self.privatized, self.oracle)
         self.failed = [r for r in rows if not r["check"]["passed"]]
+        self.ahead, self.verdict, self.margin = cpu_ahead(self), cpu_verdict(self), cpu_margins(self)
 
     def row(self, impl, input):
         return next((r for e in CPU_EXPERIMENTS for r in find_rows(self.run, experiment=e, backend="cpu",
@@ -295,7 +297,7 @@ def cpu_table(view):
     impls = (view.floor, oracle, priv, s)
     columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in impls[1:]] + \
         [f"{s} / {r}" for r in view.rivals] + ["ahead of both", f"bootstrap vs {priv}"]
-    ahead = cpu_ahead(view)
+    ahead = view.ahead
     rows = []
     for input in view.inputs:
         cells = [input, fmt.number(view.gbps(view.floor, input), 2)]
@@ -315,7 +317,7 @@ def cpu_table(view):
              f"Bootstrap: {s}'s median time over {priv}'s with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1/{stats.DEFAULT_BAND:g}.",
              f"{s} ahead of {priv} and {oracle} on every input: "
-             f"{cpu_verdict(view)}."]
+             f"{view.verdict}."]
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
     return Table(f"CPU: {s} against {priv} and {oracle}, {view.size:,} bytes ({view.run.name})",
                  columns, rows, notes, align="l" + "r" * (len(columns) - 3) + "ll")
@@ -365,9 +367,28 @@ def small_verdict(races):
     return MET if all(r.fastest for r in races) else NOT_MET
 
 
-def small_table(lesson_run):
+@dataclass(frozen=True)
+class Small:
+    """The subject at the lesson's size: the lesson run and its races."""
+    run: object
+    races: list         # [SmallRace]
+    subject: str        # the subject's name
+
+    @property
+    def verdict(self):
+        return small_verdict(self.races)
+
+
+def small_model(lesson_run):
+    """The subject's races in a lesson run with GPU rows, or None."""
+    if lesson_run is None or not lesson_run.has_gpu_rows():
+        return None
     races = small_races(lesson_run)
-    name = races[0].subject["impl"] if races else SUBJECT.name("cuda", lesson_run.rows)
+    return Small(lesson_run, races, races[0].subject["impl"] if races else SUBJECT.name("cuda", lesson_run.rows))
+
+
+def small_table(m):
+    races, name, lesson_run = m.races, m.subject, m.run
     if not races:
         return Table(f"{name} at the lesson's size", ["input"], [],
                      [f"{NOT_HERE}: the newest lesson run has no GPU rows of {name} beside another kernel."])
@@ -384,7 +405,7 @@ def small_table(lesson_run):
              "other implementation that counts with the lowest median on that input.",
              f"Bootstrap: {name}'s median time over the rival's with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1.",
-             f"{name} has the lowest median on every input: {small_verdict(races)}; the interval "
+             f"{name} has the lowest median on every input: {m.verdict}; the interval "
              f"lies below 1 on {sum(r.comparison.verdict == stats.FASTER for r in races)} of {len(races)} inputs."]
     return Table(f"{name} against the fastest other kernel at {size:,} bytes ({lesson_run.name})",
                  ["input", f"{name} ms", "rival", "rival ms", "speedup", "bootstrap"], rows, notes,
@@ -393,17 +414,17 @@ def small_table(lesson_run):
 
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(perf_run, cpu_runs, lesson_run, not_yet):
-    if perf_run:
-        view = PerfView(perf_run)
+def perf_tables(view, small, cpus, not_yet):
+    """The GPU's PerfView tables (`not_yet` where None), the subject at the lesson's size (a Small, or None),
+    and a table per CpuView."""
+    if view:
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
         tables = [Table("Performance (GPU)", ["input"], [], [not_yet])]
-    if lesson_run and lesson_run.has_gpu_rows():
-        tables.append(small_table(lesson_run))
-    with_subject = [run for run in cpu_runs if has_cpu_rows(run, SUBJECT)]
-    tables += [cpu_table(CpuView(run)) for run in with_subject]
-    if not with_subject:
+    if small:
+        tables.append(small_table(small))
+    tables += [cpu_table(cpu) for cpu in cpus]
+    if not cpus:
         tables.append(Table("Performance (CPU)", ["input"], [],
                             [f"{NOT_HERE}: no run in data/runs holds CPU rows of {SUBJECT.name('cpu')}."]))
     return tables

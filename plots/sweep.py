@@ -52,6 +52,28 @@ def our_series(run):
     return series
 
 
+def is_gpu(curve):
+    return curve.toolchain != "cpu"
+
+
+@dataclass(frozen=True)
+class SweepModel:
+    """One run's curves over the distinct_K inputs."""
+    run: object
+    curves: dict        # {label: Curve}, in row order
+
+    def shown(self, gpu):
+        """{label: {K: Mpix/s}} of the GPU's curves (gpu=True) or the CPU's."""
+        return {label: c.values for label, c in self.curves.items() if is_gpu(c) == gpu}
+
+
+def model(run):
+    """The SweepModel of a run, or None for no run."""
+    return SweepModel(run, our_series(run)) if run else None
+
+
+# ---- the tables ----
+
 def published_series(published):
     return {f"{g} (published, per-block)": values for g, values in published.table_16_4.items()}
 
@@ -59,14 +81,10 @@ def published_series(published):
 LIKE_FOR_LIKE = "privatized"  # the textbook's kernel's role: a shared-memory histogram per block
 
 
-def is_gpu(curve):
-    return curve.toolchain != "cpu"
-
-
-def textbook_layout_table(run, published, not_yet):
+def textbook_layout_table(m, published, not_yet):
     """Table 16-4's own layout: a row per distinct-value count, a column per GPU,
     ours (the per-block kernel, per GPU toolchain) beside the published ones."""
-    ours = {label: c.values for label, c in (our_series(run) if run else {}).items()
+    ours = {label: c.values for label, c in (m.curves if m else {}).items()
             if LIKE_FOR_LIKE in c.roles and not c.variant and is_gpu(c)}
     columns = list(published.table_16_4) + [f"ours: {label}" for label in ours]
     series = list(published.table_16_4.values()) + list(ours.values())
@@ -86,22 +104,22 @@ def _series_table(title, shown, notes):
 MPIX = "Mpix/s: million one-byte samples per second, input bytes over the median time"
 
 
-def gpu_sweep_table(run, published, not_yet):
+def gpu_sweep_table(m, published, not_yet):
     """Every GPU implementation's Mpix/s by distinct values, the published rows first."""
-    ours = {k: c.values for k, c in (our_series(run) if run else {}).items() if is_gpu(c)}
+    ours = m.shown(gpu=True) if m else {}
     notes = [f"{MPIX}; the published rows are the textbook's per-block histogram, from "
              "data/published/table_16_4_per_block.csv.",
-             f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
+             f"Ours: {m.run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
              if ours else f"Ours: {not_yet}"]
     return _series_table("Contention sweep, GPU: Mpix/s by distinct values",
                          list(published_series(published).items()) + list(ours.items()), notes)
 
 
-def cpu_sweep_table(run):
+def cpu_sweep_table(m):
     """Every CPU implementation's Mpix/s by distinct values in one run; None where it has no CPU sweep rows."""
-    ours = {k: c.values for k, c in our_series(run).items() if not is_gpu(c)}
+    ours = m.shown(gpu=False)
     if not ours:
         return None
-    host = run.environment["host"]
+    host = m.run.environment["host"]
     return _series_table(f"Contention sweep, CPU ({host['cpu_model']}, {host['logical_cores']} logical cores): "
-                         "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {run.name}."])
+                         "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {m.run.name}."])

@@ -8,7 +8,9 @@ import struct
 import tempfile
 import unittest
 
-from plots import appendix, figures, make_all
+from unittest import mock
+
+from plots import appendix, claims, figures, history, hotcold, make_all, perf, placement, versions
 from plots.results import registry
 from plots.tests import fixtures, synthetic
 
@@ -35,18 +37,41 @@ def png_inches(path):
     return width / figures.DPI, height / figures.DPI
 
 
+# The models the pipeline computes once per paper (plots/models.py): counted while the paper is made.
+COUNTED = ((claims, "audit"), (placement, "model"), (hotcold, "model"), (history, "model"), (perf, "PerfView"),
+           (versions, "pair_model"))
+
+
 class Regenerates(unittest.TestCase):
-    def test_committed_paper_is_what_the_committed_data_makes(self):
+    @classmethod
+    def setUpClass(cls):
         if not (PAPER / "appendix.md").exists():
-            self.skipTest("no committed paper/")
-        with tempfile.TemporaryDirectory() as tmp:
-            out = pathlib.Path(tmp) / "paper"
-            build(fixtures.DATA, out)
-            self.assertEqual(files(out, TEXT), files(PAPER, TEXT), "paper/ holds other files than ./dev paper makes")
-            for name in files(PAPER, TEXT):
-                self.assertEqual((out / name).read_bytes(), (PAPER / name).read_bytes(),
-                                 f"paper/{name} differs from what data/ makes: run ./dev paper")
-            self.assertEqual(files(out / "figures", ("*",)), files(PAPER / "figures", ("*",)))
+            raise unittest.SkipTest("no committed paper/")
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.out = pathlib.Path(cls.tmp.name) / "paper"
+        with contextlib.ExitStack() as stack:
+            cls.calls = {name: stack.enter_context(mock.patch.object(module, name, wraps=getattr(module, name)))
+                         for module, name in COUNTED}
+            build(fixtures.DATA, cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_committed_paper_is_what_the_committed_data_makes(self):
+        out = self.out
+        self.assertEqual(files(out, TEXT), files(PAPER, TEXT), "paper/ holds other files than ./dev paper makes")
+        for name in files(PAPER, TEXT):
+            self.assertEqual((out / name).read_bytes(), (PAPER / name).read_bytes(),
+                             f"paper/{name} differs from what data/ makes: run ./dev paper")
+        self.assertEqual(files(out / "figures", ("*",)), files(PAPER / "figures", ("*",)))
+
+    def test_each_model_is_computed_once(self):
+        for name, calls in self.calls.items():
+            made = [repr(call) for call in calls.call_args_list]
+            self.assertTrue(made, f"{name} was not computed")
+            self.assertEqual(len(made), len(set(made)), f"{name} computed twice from the same arguments")
+        self.assertEqual(self.calls["audit"].call_count, 1)   # the claims audit: the appendix and two reports read it
 
 
 class Promises(unittest.TestCase):
