@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from plots import placement
 from plots import table as fmt
+from plots.published import lesson_name
 from plots.results import (Kernel, busiest_pct, conditions, is_control, is_timed, median_ms, policy_axis,
                            policy_label, requested_offset, roles)
 from plots.table import Table
@@ -107,8 +108,10 @@ def bins_note(view):
 
 def main_table(view, t4, placement=None):
     title = f"Lesson table: {view.toolchain}, {view.size:,} bytes, median ms ({view.run.name})"
+    base_role, private_role = LESSON_PAIR["cuda"]   # the lesson's own pair, beside ours of either backend
     columns = ["input", "busiest bin", "bins used", f"{view.base} ms", f"{view.private} ms", "speedup",
-               "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
+               "lesson-method ms", "T4 busiest", "T4 bins"] + \
+        [f"T4 {lesson_name(role)} ms" for role in (base_role, private_role)] + ["T4 speedup"]
     rows = []
     for input in view.inputs:
         base, priv, any_row = view.row(view.base, input), view.row(view.private, input), view.any_row(input)
@@ -118,7 +121,7 @@ def main_table(view, t4, placement=None):
                      fmt.ratio(_speedup(view.ms(view.base, input), view.ms(view.private, input))),
                      " / ".join(fmt.ms(m) for m in lesson_means) if any(lesson_means) else fmt.MISSING,
                      fmt.pct(t4.get("max_bin_pct", input), 2), fmt.count(t4.get("bins_used", input)),
-                     fmt.ms(t4.get("global_ms", input)), fmt.ms(t4.get("private_ms", input)),
+                     fmt.ms(t4.kernel(base_role, "ms", input)), fmt.ms(t4.kernel(private_role, "ms", input)),
                      fmt.ratio(t4.get("speedup", input))])
     notes = [f"ms: median of the per-run samples; lesson-method ms: {view.base} / {view.private} timed the "
              "lesson's way (mean of back-to-back runs after warm-ups), where recorded.",
@@ -142,8 +145,8 @@ def floor_table(view, t4):
             if row:
                 published = impl in view.readers and input == view.inputs[0]  # the lesson measured it once
                 rows.append([impl, input, fmt.ms(median_ms(row)), fmt.number(row["gbps"]),
-                             fmt.ms(t4.get("sum_bytes_ms")) if published else fmt.MISSING,
-                             fmt.number(t4.get("sum_bytes_gbs")) if published else fmt.MISSING])
+                             fmt.ms(t4.kernel(READER, "ms")) if published else fmt.MISSING,
+                             fmt.number(t4.kernel(READER, "gbs")) if published else fmt.MISSING])
     return Table(title, ["floor", "input", "ms", "GB/s", "T4 ms", "T4 GB/s"], rows, align="llrrrr")
 
 
