@@ -5,10 +5,11 @@ Each of our environments is the evidence of every run and toolchain that
 measured it; where they disagree the verdict is "mixed".
 
 Every decision function's docstring is its rule; the report prints it, each
-{role} in it named as data/registry.json names that kernel. Kernels are found
-by role or policy axis (plots/results.py), never by name. Published numbers
-are never typed here: bounds that come from the published text are computed
-from data/published/.
+{kernel} in it named as the data name it (claim_kernels). Kernels are found by
+role, or by the launch-policy field that defines them in the rows (P passes, a
+copy per warp), never by a name typed here (plots/results.py). Published
+numbers are never typed here: bounds that come from the published text are
+computed from data/published/.
 """
 import inspect
 import math
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from plots import environment
 from plots import table as fmt
 from plots.published import GENERATION_CC, LESSON_FILE, TABLE_16_4_FILE
-from plots.results import Kernel, cuda_version, find_row, find_rows, median_ms
+from plots.results import Kernel, cuda_version, defined_by, find_row, find_rows, median_ms
 from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
 
@@ -33,10 +34,20 @@ ABOUT = 0.25             # C9: "about 4x": within 25% of P
 FLAT = 1.10              # C10: flat: best/worst throughput within 10%
 ORDER_OF_MAGNITUDE = 10  # C10: older GPUs degrade by more than this factor
 LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")
-# The kernels the claims are about, and their names in the rules and figures (every claim is about CUDA kernels).
-KERNELS = {"baseline": Kernel("baseline"), "privatized": Kernel("privatized"), "reader": Kernel("reader"),
-           "floor": Kernel("floor"), "passes": Kernel(axis="passes"), "copies": Kernel(axis="copies")}
-BASELINE, PRIVATIZED, READER, FLOOR, PASSES, COPIES = KERNELS.values()
+# The kernels the claims are about (every claim is about CUDA kernels): four by role, and two that a launch-policy
+# field defines in the runs' rows (claim_kernels): P passes over the input (C9), a copy of the bins per warp (C11).
+ROLE_KERNELS = {role: Kernel(role) for role in ("baseline", "privatized", "reader", "floor")}
+BASELINE, PRIVATIZED, READER, FLOOR = ROLE_KERNELS.values()
+DEFINED_BY = {"passes": "multi-pass", "copies": "per-warp-copy"}   # {policy field: words where no row has it}
+
+
+def claim_kernels(runs):
+    """{key: Kernel} of every kernel a rule names ({baseline}, {passes}, ...): the defined ones as the GPU rows of
+    `runs` show them."""
+    rows = [r for run in runs for r in run.rows if r["backend"] == "cuda"]
+    found = {field: Kernel(impl=next(iter(defined_by(rows, field)), None), words=words)
+             for field, words in DEFINED_BY.items()}
+    return {**ROLE_KERNELS, **found}
 
 
 def name(kernel):
@@ -62,8 +73,8 @@ def decided(holds, figures):
 class RunEvidence:
     """One toolchain of one run file."""
 
-    def __init__(self, run, toolchain):
-        self.run, self.toolchain = run, toolchain
+    def __init__(self, run, toolchain, kernels):
+        self.run, self.toolchain, self.kernels = run, toolchain, kernels
         self.is_gpu = toolchain != "cpu"
         self.cuda = cuda_version(toolchain)
         self.label = f"{run.name.removesuffix('.json')} / {toolchain}"
@@ -106,8 +117,8 @@ class PublishedLessonEvidence:
     DEVICE_METRICS = {"shared_per_block": "smem_per_block_default", "shared_per_sm": "smem_per_sm",
                       "shared_per_block_optin": "smem_per_block_optin"}
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, source, kernels):
+        self.source, self.kernels = source, kernels
         self.is_gpu = True
         self.cuda = source.cuda_version
         self.label = source.label
@@ -145,8 +156,8 @@ class PublishedLessonEvidence:
 class PublishedSweepEvidence:
     """One GPU generation's column of Table 16-4 (per-block histogram only)."""
 
-    def __init__(self, generation, values):
-        self.generation, self.values = generation, values
+    def __init__(self, generation, values, kernels):
+        self.generation, self.values, self.kernels = generation, values, kernels
         self.is_gpu = True
         self.cuda = None
         self.label = f"{generation} (published, Table 16-4)"
@@ -331,13 +342,13 @@ def c9_partition_passes(ev, published):
     P = 4 takes 3x..5x {privatized}'s time (about 4x, within 25%) on uniform and lesson_english."""
     if (no := _needs_gpu(ev)):
         return no
-    p = 4
-    rows = ev.rows(PASSES)
-    ratios = {i: _ratio(ev.ms(PASSES, i, passes=p), ev.ms(PRIVATIZED, i)) for i in ("uniform", "lesson_english")}
+    p, multi = 4, ev.kernels["passes"]
+    rows = ev.rows(multi)
+    ratios = {i: _ratio(ev.ms(multi, i, passes=p), ev.ms(PRIVATIZED, i)) for i in ("uniform", "lesson_english")}
     if not rows or None in ratios.values():
-        return _missing(f"{name(PASSES)} P={p} and {name(PRIVATIZED)} rows on uniform and lesson_english")
+        return _missing(f"{name(multi)} P={p} and {name(PRIVATIZED)} rows on uniform and lesson_english")
     reads_ok = all(r["bytes_read"] == r["policy"]["passes"] * r["size"] for r in rows)
-    prose = _ratio(ev.ms(PASSES, "prose", passes=p), ev.ms(PRIVATIZED, "prose"))
+    prose = _ratio(ev.ms(multi, "prose", passes=p), ev.ms(PRIVATIZED, "prose"))
     figures = ("bytes read = P x N on every row" if reads_ok else "some rows do not read P x N bytes") + \
         f"; P={p} / {name(PRIVATIZED)}: " + ", ".join(f"{i} {fmt.ratio(r, 2)}" for i, r in ratios.items()) \
         + (f" (prose {fmt.ratio(prose, 2)})" if prose else "")
@@ -369,9 +380,10 @@ def c11_per_warp_copies(ev, published):
     share a counter, against {privatized}'s whole block) and uses copies x {privatized}'s shared memory."""
     if (no := _needs_gpu(ev)):
         return no
-    warp, block = ev.row(COPIES), ev.row(PRIVATIZED)
+    copies = ev.kernels["copies"]
+    warp, block = ev.row(copies), ev.row(PRIVATIZED)
     if not warp or not block:
-        return _missing(f"{name(COPIES)} and {name(PRIVATIZED)} rows")
+        return _missing(f"{name(copies)} and {name(PRIVATIZED)} rows")
     wp, bp = warp["policy"], block["policy"]
     sharing_warp, sharing_block = wp["block"] // wp["copies"], bp["block"] // bp["copies"]
     shared_ratio = wp["shared_bytes"] / bp["shared_bytes"] if bp["shared_bytes"] else None
@@ -452,18 +464,18 @@ def published_label(source):
     return f"{source.gpu} / CUDA {source.cuda} / {driver} (published)"
 
 
-def environments(runs, published):
+def environments(runs, published, kernels):
     """Published sources first, then ours grouped by GPU, toolchain and driver in the order the runs (oldest
     first) show them. CPU toolchains are left out (every claim is about CUDA kernels), and so are A/A control
     entries (each repeats a toolchain already audited)."""
-    envs = [Environment(published_label(s), (PublishedLessonEvidence(s),)) for s in published.lesson]
-    envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v),))
+    envs = [Environment(published_label(s), (PublishedLessonEvidence(s, kernels),)) for s in published.lesson]
+    envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v, kernels),))
              for g, v in published.table_16_4.items()]
     ours = {}
     for run in runs:
         for tc in run.toolchains(controls=False):
             if tc != "cpu":
-                ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc))
+                ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc, kernels))
     return envs + [Environment(label, tuple(members)) for label, members in ours.items()]
 
 
@@ -483,6 +495,7 @@ class Audit:
     envs: list          # [Environment]: published sources first, then ours
     combined: dict      # {(claim id, environment label): Finding}
     each: dict          # {(claim id, member label): Finding}
+    kernels: dict       # claim_kernels: what the rules call each kernel
 
     @property
     def ours(self):
@@ -491,11 +504,12 @@ class Audit:
 
 def audit(runs, published):
     """Every claim decided for every environment and for each of its members."""
-    envs = environments(runs, published)
+    kernels = claim_kernels(runs)
+    envs = environments(runs, published, kernels)
     each = {(cid, ev.label): decide(ev, published) for env in envs for ev in env.members for cid, _, decide in CLAIMS}
     combined = {(cid, env.label): combine([each[(cid, ev.label)] for ev in env.members])
                 for env in envs for cid, _, _ in CLAIMS}
-    return Audit(envs, combined, each)
+    return Audit(envs, combined, each, kernels)
 
 
 # ---- the tables ----
@@ -515,7 +529,7 @@ def claim_tables(a):
         rows = [[env.label, ev.source_label, a.each[(cid, ev.label)].status, a.each[(cid, ev.label)].figures]
                 for env in a.envs for ev in env.members
                 if a.each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
-        rule = " ".join(inspect.getdoc(decide).format(**{k: name(v) for k, v in KERNELS.items()}).split()) \
+        rule = " ".join(inspect.getdoc(decide).format(**{k: name(v) for k, v in a.kernels.items()}).split()) \
             + (f" {TIMED_RULE}" if cid in TIMED else "")
         tables.append(Table(f"{cid}: {statement}", ["environment", "evidence", "verdict", "figures"], rows,
                             [f"Rule: {rule}"], align="llll"))

@@ -2,8 +2,9 @@
 (300 dpi), SVG (text kept as text) and PDF.
 
 One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette, chosen by its role
-(data/registry.json; contenders in the registry's order); published figures are drawn hollow (bars hatched, markers
-open, lines dashed) in their implementation's colour.
+(data/registry.json: the first implementation of a role takes the role's colour, any other the next spare one, in
+the registry's order); published figures are drawn hollow (bars hatched, markers open, lines dashed) in their
+implementation's colour.
 Titles say what is shown; which runs, in the caption beside the figure.
 
 Determinism: the Agg backend, a fixed SVG hash salt, no dates or software strings in the metadata, so the
@@ -24,11 +25,12 @@ DPI = 300
 METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
             "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
 
-# Okabe-Ito by role; the two readers that count nothing in black and grey; contenders in the registry's order.
-ROLE_COLORS = {"baseline": "#D55E00", "privatized": "#0072B2", "subject": "#009E73", "peer": "#E69F00",
-               "reader": "#000000", "floor": "#777777"}
-CONTENDER_COLORS = ("#56B4E9", "#CC79A7")
-OTHER_COLOR = "#999999"   # an implementation this palette does not know yet
+# Okabe-Ito by role, the two readers that count nothing in black and grey; the spare ones for a role's second
+# implementation (a second contender, a second subject), in the registry's order.
+ROLE_COLORS = {"baseline": "#D55E00", "privatized": "#0072B2", "contender": "#56B4E9", "subject": "#009E73",
+               "peer": "#E69F00", "reader": "#000000", "floor": "#777777"}
+SPARE_COLORS = ("#CC79A7", "#F0E442")
+OTHER_COLOR = "#999999"   # an implementation this palette has no colour left for
 HATCH = "////"
 MARKERS = "osD^v<>"
 
@@ -40,11 +42,13 @@ plt.rcParams.update({"svg.hashsalt": "histostudy", "svg.fonttype": "none", "pdf.
 
 
 def impl_colors():
-    """{implementation: colour} for the GPU implementations of data/registry.json."""
-    gpu = [e for e in registry() if e["backend"] == "cuda"]
-    contenders = dict(zip((e["name"] for e in gpu if "contender" in e["roles"]), CONTENDER_COLORS))
-    roles = {e["name"]: next((ROLE_COLORS[r] for r in e["roles"] if r in ROLE_COLORS), None) for e in gpu}
-    return {name: contenders.get(name) or roles[name] or OTHER_COLOR for name in roles}
+    """{implementation: colour} for the GPU implementations of data/registry.json, in its order."""
+    colors, taken, spare = {}, set(), iter(SPARE_COLORS)
+    for e in (e for e in registry() if e["backend"] == "cuda"):
+        own = next((ROLE_COLORS[r] for r in e["roles"] if r in ROLE_COLORS), None)
+        colors[e["name"]] = own if own and own not in taken else next(spare, OTHER_COLOR)
+        taken.add(colors[e["name"]])
+    return colors
 
 
 def color(impl):

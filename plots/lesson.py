@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from plots import placement
 from plots import table as fmt
 from plots.published import lesson_name
-from plots.results import (Kernel, busiest_pct, conditions, is_control, is_timed, median_ms, policy_axis,
+from plots.results import (Kernel, busiest_pct, conditions, defined_by, is_control, is_timed, median_ms,
                            policy_label, requested_offset, roles)
 from plots.table import Table
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
 LESSON_PAIR = {"cpu": ("oracle", "privatized"), "cuda": ("baseline", "privatized")}   # the roles compared
 READER = "reader"       # the lesson's own floor kernel; the others are whatever the rows name as their floor
-PASSES = "passes"       # the policy axis of the lesson's exercise: P passes over the input
+PASSES = "passes"       # the launch-policy field of the lesson's exercise: P passes over the input
 
 
 def lesson_rows(run, toolchain):
@@ -170,10 +170,11 @@ def atomics_table(view, t4):
 
 
 def partitioned_table(view):
-    exercise = [r for r in view.rows if policy_axis(r) == PASSES]
+    exercise = defined_by(view.rows, PASSES)
     if not exercise:
         return None
-    impl, passes = exercise[0]["impl"], sorted({r["policy"]["passes"] for r in exercise})
+    impl = exercise[0]
+    passes = sorted({r["policy"]["passes"] for r in view.rows if r["impl"] == impl})
     rows = []
     for input in view.inputs:
         private = view.ms(view.private, input)

@@ -352,8 +352,8 @@ def small_races(lesson_run):
     for input in dict.fromkeys(r["input"] for r in rows):
         here = [r for r in rows if r["input"] == input and r["toolchain"] == toolchain]
         subject = next((r for r in here if SUBJECT.picks(r)), None)
-        others = [r for r in here if not SUBJECT.picks(r)]
-        if subject is None or not others:
+        others = [r for r in here if r["impl"] != subject["impl"]] if subject else []
+        if not others:
             continue
         rival = min(others, key=lambda r: r["summary_ms"]["median"])
         races.append(SmallRace(input, subject, rival,

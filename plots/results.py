@@ -188,8 +188,8 @@ REGISTRY_SHOWN = "data/registry.json"
 
 @functools.lru_cache(maxsize=None)
 def registry():
-    """data/registry.json's implementations: ({name, backend, roles, policy_axis?}, ...), as the C++ registry
-    declares them; a missing or malformed file raises ResultError naming it."""
+    """data/registry.json's implementations: ({name, backend, roles}, ...), as the C++ registry declares them; a
+    missing or malformed file raises ResultError naming it."""
     try:
         entries = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))["implementations"]
         if not all(isinstance(e["name"], str) and e["backend"] in ("cpu", "cuda") and isinstance(e["roles"], list)
@@ -214,36 +214,38 @@ def roles(row):
     return tuple(entry["roles"]) if entry else ()
 
 
-def policy_axis(row):
-    """The launch-policy field that makes the row's implementation what it is ('passes', 'copies'), or None."""
-    entry = _entry(row["impl"], row["backend"])
-    return entry.get("policy_axis") if entry else None
-
-
-def implementation(backend, role=None, axis=None):
-    """The name of the one implementation of `backend` with `role` (or with `axis` as its policy axis) in
-    data/registry.json."""
-    found = [e["name"] for e in registry() if e["backend"] == backend
-             and (role is None or role in e["roles"]) and (axis is None or e.get("policy_axis") == axis)]
-    if len(found) != 1:
-        raise ResultError(REGISTRY_SHOWN, f"names {len(found)} {backend} implementations with role {role} and "
-                                          f"policy axis {axis}, not one")
+def implementation(backend, role):
+    """The name of the first implementation of `backend` with `role` in data/registry.json (its order puts the
+    study's own before an exploration's)."""
+    found = [e["name"] for e in registry() if e["backend"] == backend and role in e["roles"]]
+    if not found:
+        raise ResultError(REGISTRY_SHOWN, f"names no {backend} implementation with the role {role}")
     return found[0]
+
+
+def defined_by(rows, field):
+    """The implementations whose launch policy in `rows` sets `field` ('passes', 'copies') above 1, in row order:
+    the variants that field defines (the lesson's P passes, a copy of the bins per warp)."""
+    return list(dict.fromkeys(r["impl"] for r in rows if r["policy"][field] > 1))
 
 
 @dataclass(frozen=True)
 class Kernel:
-    """An implementation as the reports ask for it: by its role or by its policy axis, never by its name."""
+    """An implementation as the reports ask for it: by its role, or as the implementation `impl` that a data
+    property of the rows found (defined_by), never by a name typed in."""
     role: str = None
-    axis: str = None
+    impl: str = None
+    words: str = ""     # what to call it where neither a role nor the rows name it
 
     def picks(self, row):
-        return (self.role is None or self.role in roles(row)) and (self.axis is None or policy_axis(row) == self.axis)
+        return self.role in roles(row) if self.role else row["impl"] == self.impl
 
     def name(self, backend, rows=()):
-        """What it is called: the implementation of `rows` of `backend` it picks, else data/registry.json's."""
+        """What it is called: its implementation among `rows` of `backend`, else data/registry.json's."""
+        if not self.role:
+            return self.impl or self.words
         return next((r["impl"] for r in rows if r["backend"] == backend and self.picks(r)), None) or \
-            implementation(backend, self.role, self.axis)
+            implementation(backend, self.role)
 
 
 def requested_offset(row):

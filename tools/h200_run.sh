@@ -117,13 +117,12 @@ for k, v in times.items(): print(f"{k:60s} n={len(v):3d} median {sorted(v)[len(v
 
 NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
 
-# The implementations of BACKEND with any of the roles (or policy axes, axis:AXIS) asked for, comma-separated
-# in data/registry.json's order: kernels are named by the registry, never here.
+# The implementations of BACKEND with any of the ROLEs asked for, comma-separated in data/registry.json's
+# order: kernels are named by the registry, not here.
 impls() {
   python3 -c 'import json, sys
-wanted = set(sys.argv[2:])
-print(",".join(e["name"] for e in json.load(open("data/registry.json"))["implementations"] if e["backend"] == sys.argv[1]
-               and (wanted & set(e["roles"]) or "axis:" + str(e.get("policy_axis")) in wanted)))' "$@"
+print(",".join(e["name"] for e in json.load(open("data/registry.json"))["implementations"]
+               if e["backend"] == sys.argv[1] and set(sys.argv[2:]) & set(e["roles"])))' "$@"
 }
 
 # Issue 12: every NVRTC release's SASS and driver-compiled PTX (built by
@@ -154,7 +153,8 @@ placement() {
 cache() {
   local mode
   for mode in hot cold; do
-    "$HS" run -i "$(impls cuda floor reader privatized axis:copies subject peer)" --input uniform,lesson_english,one_byte \
+    # By role, but for the contender with a copy of the bins per warp, which no role names apart.
+    "$HS" run -i "$(impls cuda floor reader privatized subject peer),per_warp" --input uniform,lesson_english,one_byte \
       -s 16MiB,32MiB,67109475 --cache "$mode" -o "$OUT" 2>"$OUT/cache-$mode-progress.log" >"$OUT/cache-$mode.txt"
   done
 }

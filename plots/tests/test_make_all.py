@@ -10,8 +10,9 @@ import unittest
 
 from unittest import mock
 
-from plots import appendix, claims, figures, history, hotcold, make_all, perf, placement, versions
-from plots.results import registry
+from plots import (appendix, claims, document, figures, history, hotcold, make_all, models, perf, placement, reports,
+                   versions)
+from plots.results import registry, roles
 from plots.tests import fixtures, synthetic
 
 PAPER = fixtures.REPO / "paper"
@@ -171,6 +172,27 @@ class WithGpuData(unittest.TestCase):
                 for ext in ("png", "svg", "pdf"):
                     path = self.out / "figures" / f"{name}{suffix}.{ext}"
                     self.assertGreater(path.stat().st_size, 1000, path.name)
+
+
+class RolesInRows(unittest.TestCase):
+    """Runs whose rows record their roles (as the C++ writes them now) read as the same runs without them (roles
+    from data/registry.json): every report the same, word for word."""
+
+    def test_the_same_reports_with_and_without_roles_in_the_rows(self):
+        cpu = fixtures.cpu_doc_or_skip()
+        runs = {"20990101T000000Z_cpu.json": cpu,
+                "20990102T000000Z_synthetic.json": synthetic.gpu_run(fixtures.cpu_only_doc(cpu)),
+                "20990103T000000Z_placement.json": synthetic.placement_run(fixtures.cpu_only_doc(cpu))}
+        with_roles = {name: dict(doc, rows=[dict(r, roles=list(roles(r))) for r in doc["rows"]])
+                      for name, doc in runs.items()}
+        texts = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, docs in enumerate((runs, with_roles)):
+                m = models.build(make_all.gather(fixtures.data_dir(pathlib.Path(tmp) / str(i), docs)))
+                texts.append([document.markdown(appendix.blocks(m, "made", "files"))]
+                             + [document.markdown(build(m)) for build in reports.REPORTS.values()])
+        self.assertTrue(all("roles" in r for doc in with_roles.values() for r in doc["rows"]))
+        self.assertEqual(texts[0], texts[1])
 
 
 class WithoutGpuData(unittest.TestCase):
