@@ -91,16 +91,19 @@ class Gpu:
         return f"{self.name} ({self.view.toolchain})"
 
 
-def _gpu(run, kind, whose):
+def _gpu(model, kind, whose):
+    """A lesson run's GPU: the view of its LessonModel of its first GPU toolchain at its first lesson row's size."""
+    run = model.run
     toolchain = primary_gpu_toolchain(run)
     size = next(r["size"] for r in run.rows if r["toolchain"] == toolchain and r["experiment"] == "lesson")
-    return Gpu(f"{gpu_name(run, toolchain)}{whose}", lesson.LessonView(run, toolchain, size), kind)
+    view = next(v for v in model.views if (v.toolchain, v.size) == (toolchain, size))
+    return Gpu(f"{gpu_name(run, toolchain)}{whose}", view, kind)
 
 
-def gpus(study):
-    """This appendix's GPU, then the study's beside it (a user's appendix)."""
+def gpus(study, lessons):
+    """This appendix's GPU, then the study's beside it (a user's appendix), from each selection's LessonModel."""
     whose = (", yours", ", the study's") if study.beside else ("", "")
-    return [_gpu(sel.lesson, kind, whose[kind]) for kind, sel in enumerate(study.selections) if sel.lesson]
+    return [_gpu(m, kind, whose[kind]) for kind, m in enumerate(lessons) if m]
 
 
 def lesson_bars(gpu_list, t4):
@@ -168,9 +171,10 @@ def major_minor(toolchain):
 
 # ---- the contention sweep ----
 
-def sweep_lines(study, published):
+def sweep_lines(study, published, sweeps):
     """Table 16-4's columns and, per measured GPU, its per-block histogram (and, for this appendix's GPU, global
-    atomics, the subject and the peer beside it); None where no GPU was measured."""
+    atomics, the subject and the peer beside it), from the sweep runs' models `sweeps` ({run path: SweepModel});
+    None where no GPU was measured."""
     textbook = (sweep.LIKE_FOR_LIKE,)
     series = [SweepSeries(implementation("cuda", sweep.LIKE_FOR_LIKE), f"{g} (published)", "published", v, textbook)
               for g, v in published.table_16_4.items()]
@@ -180,7 +184,7 @@ def sweep_lines(study, published):
             continue
         tc = primary_gpu_toolchain(run)
         whose = (", yours" if kind == 0 else ", the study's") if study.beside else ""
-        ours = [c for c in sweep.our_series(run).values() if c.toolchain == tc and not c.variant]
+        ours = [c for c in sweeps[run.path].curves.values() if c.toolchain == tc and not c.variant]
         series += [SweepSeries(c.impl, f"{gpu_name(run, tc)}{whose}", kind, c.values, c.roles)
                    for role in (SWEEP_ROLES if kind == 0 else textbook) for c in ours if role in c.roles]
     found = SweepLines(published.distinct_values, series)
@@ -248,8 +252,12 @@ def build(study):
     """Every model of every report, from a Study."""
     sel, published = study.sel, study.published
     t4 = lesson.baseline_source(published)
-    gpu_list = gpus(study)
     placed = placement.model(sel.placement) if sel.placement else None
+    lessons = [lesson.model(s.lesson, published, placed if s is sel else None) if s.lesson else None
+               for s in study.selections]    # this selection's lesson run, then the study's beside it
+    gpu_list = gpus(study, lessons)
+    swept = {run.path: run for run in [s.sweep for s in study.selections if s.sweep] + sel.cpu_runs}
+    sweeps = {path: sweep.model(run) for path, run in swept.items()}   # a sweep run is often a CPU run too
     pairs = versions.published_pairs(published)
     version_pairs = versions.pair_models(sel.versions, study.audit)
     firsts = [next(m for m in version_pairs if m.run is run) for run in sel.versions]
@@ -259,7 +267,7 @@ def build(study):
     return Models(
         study=study, t4=t4, gpus=gpu_list, lesson_bars=lesson_bars(gpu_list, t4) if gpu_list else None,
         lesson_range=placed.find(first.base, "uniform", first.toolchain) if placed and first else None,
-        lesson=lesson.model(sel.lesson, published, placed) if sel.lesson else None,
+        lesson=lessons[0],
         cpu_lessons=[lesson.model(run, published) for run in sel.other_cpu_runs],
         placement=placed, placement_lines=placement_lines(placed) if placed else None,
         placement_gap=toolchains_gap(placed) if placed else None,
@@ -267,8 +275,8 @@ def build(study):
         published_pairs=pairs, versions=version_pairs, version_runs=firsts,
         version_figure=version_figure(shown, pairs) if shown else None,
         history=history.model(sel.history, study.audit, study.ptx) if sel.history else None,
-        sweep=sweep.model(sel.sweep), cpu_sweeps=[sweep.model(run) for run in sel.cpu_runs],
-        sweep_lines=sweep_lines(study, published),
+        sweep=sweeps[sel.sweep.path] if sel.sweep else None, cpu_sweeps=[sweeps[run.path] for run in sel.cpu_runs],
+        sweep_lines=sweep_lines(study, published, sweeps),
         perf=view, perf_bars=perf_bars(view) if view else None, small=perf.small_model(sel.lesson),
         cpus=[perf.CpuView(run) for run in sel.subject_cpu_runs],
         claims=claims.audit(study.all_runs(), published), t4_steps=t4_steps(study.audit, study.ptx))

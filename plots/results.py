@@ -2,6 +2,8 @@
 
 Every file is validated against data/schema/result.schema.json before use;
 anything wrong raises ResultError whose message starts with the file's path.
+Which implementation plays which part is a row's roles: its own, else
+data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
 import json

@@ -10,8 +10,8 @@ import unittest
 
 from unittest import mock
 
-from plots import (appendix, claims, document, figures, history, hotcold, make_all, models, perf, placement, reports,
-                   versions)
+from plots import (appendix, claims, document, figures, history, hotcold, lesson, make_all, models, perf, placement,
+                   reports, sweep, versions)
 from plots.results import registry, roles
 from plots.tests import fixtures, synthetic
 
@@ -40,7 +40,8 @@ def png_inches(path):
 
 # The models the pipeline computes once per paper (plots/models.py): counted while the paper is made.
 COUNTED = ((claims, "audit"), (placement, "model"), (hotcold, "model"), (history, "model"), (perf, "PerfView"),
-           (versions, "pair_model"))
+           (perf, "CpuView"), (perf, "small_races"), (versions, "pair_model"), (lesson, "views"),
+           (sweep, "our_series"))
 
 
 class Regenerates(unittest.TestCase):
