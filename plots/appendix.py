@@ -1,75 +1,24 @@
 """The appendix a course author pastes (paper/appendix.md, paper/appendix.tex): at most 400 lines.
 
-Built from a Study: the runs chosen (plots/selection.py) and, for a user's own appendix, the study's runs shown
-beside them. Every number is computed here from the run files and data/published/; nothing is typed. Each
-section's models are computed first; the renderers (plots/document.py, plots/figures.py) take them.
+A renderer: its blocks (plots/document.py) are written from the Models of plots/models.py, which computed every
+number from the runs plots/selection.py chose and data/published/; nothing is typed, nothing computed here.
 """
-from dataclasses import dataclass
-
-from plots import claims, counters, figures, history, lesson, placement, stats, sweep, versions
+from plots import claims, counters, history, stats, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
-from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words, host_words,
+from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_words, host_words,
                                sampling_plan_words)
-from plots.results import case_key, cuda_version, kernel_label, primary_gpu_toolchain
+from plots.models import BASELINE, LESSON_INPUTS, PRIVATIZED, major_minor, uniform_rows
+from plots.published import lesson_name
+from plots.results import case_key, kernel_label
 from plots.table import Table, value_range
 
 TITLE = "Appendix: the 256-bin histogram, re-measured"
 MAX_LINES = 400
-LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")   # the three the lesson ran
-PLACEMENT_KERNELS = ("global", "per_block", "lane_shared", "cub")
-
-
-@dataclass
-class Study:
-    sel: object             # selection.Selection: the runs this appendix reports
-    published: object
-    audit: object           # codegen.Audit
-    beside: object = None   # the study's own Selection, shown beside a user's runs; None in the paper
-    paper_link: str = ""    # where the study's own appendix is, for a user's appendix
-    spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
-    releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
-    ptx: dict = None        # codegen.ptx_hashes: each release's PTX per kernel, for the history's front end
-    counted: object = None  # counters.Counted: the newest profile in data/profiles/; None: no counters section
-
-    def missing(self, role):
-        where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
-        return self.sel.missing(role) + where
-
-    def all_runs(self):
-        return self.sel.runs + (self.beside.runs if self.beside else [])
 
 
 def _ratio(a, b):
     return a / b if a and b else None
-
-
-# ---- the GPUs measured: the lesson run of each selection ----
-
-@dataclass(frozen=True)
-class Gpu:
-    name: str               # 'NVIDIA H200', with ', yours' or ", the study's" in a user's appendix
-    view: object            # lesson.LessonView of the lesson run's first GPU toolchain
-    kind: int               # 0: this appendix's runs; 1: the study's, beside them
-
-    @property
-    def label(self):
-        return f"{self.name} ({self.view.toolchain})"
-
-
-def _gpu(run, kind, whose):
-    if run is None:
-        return None
-    toolchain = primary_gpu_toolchain(run)
-    size = next(r["size"] for r in run.rows if r["toolchain"] == toolchain and r["experiment"] == "lesson")
-    return Gpu(f"{gpu_name(run, toolchain)}{whose}", lesson.LessonView(run, toolchain, size), kind)
-
-
-def gpus(study):
-    """This appendix's GPU, then the study's beside it (a user's appendix)."""
-    whose = (", yours", ", the study's") if study.beside else ("", "")
-    found = [_gpu(study.sel.lesson, 0, whose[0]), _gpu(study.beside.lesson, 1, whose[1]) if study.beside else None]
-    return [g for g in found if g]
 
 
 # ---- 1. the lesson's table ----
@@ -78,21 +27,22 @@ def lesson_table(gpu_list, t4):
     inputs = list(dict.fromkeys(i for g in gpu_list for i in g.view.inputs))
     columns = ["input", "busiest bin", "bins used"]
     for g in gpu_list:
-        columns += [f"{g.name}: global ms", "per_block ms", "speedup"]
-    columns += [f"{t4.gpu}: global ms", "private ms", "speedup"]
+        columns += [f"{g.name}: {g.view.base} ms", f"{g.view.private} ms", "speedup"]
+    columns += [f"{t4.gpu}: {lesson_name(BASELINE)} ms", f"{lesson_name(PRIVATIZED)} ms", "speedup"]
     rows = []
     for input in inputs:
         first = next(g.view.any_row(input) for g in gpu_list if g.view.any_row(input))
         cells = [input, fmt.pct(first["input_stats"]["busiest_pct"], 2), first["input_stats"]["bins_used"]]
         for g in gpu_list:
-            base, priv = g.view.ms("global", input), g.view.ms("per_block", input)
+            base, priv = g.view.ms(g.view.base, input), g.view.ms(g.view.private, input)
             cells += [fmt.ms(base), fmt.ms(priv), fmt.ratio(_ratio(base, priv))]
-        cells += [fmt.ms(t4.get("global_ms", input)), fmt.ms(t4.get("private_ms", input)),
+        cells += [fmt.ms(t4.kernel(BASELINE, "ms", input)), fmt.ms(t4.kernel(PRIVATIZED, "ms", input)),
                   fmt.ratio(t4.get("speedup", input))]
         rows.append(cells)
-    launch = gpu_list[0].view.row("global", inputs[0])["policy"]
-    notes = [f"{'; '.join(g.label for g in gpu_list)}: medians of per-run samples, {gpu_list[0].view.size:,} bytes, "
-             f"grid {launch['grid']:,} x {launch['block']}; speedup: global over per_block.",
+    view = gpu_list[0].view
+    launch = view.row(view.base, inputs[0])["policy"]
+    notes = [f"{'; '.join(g.label for g in gpu_list)}: medians of per-run samples, {view.size:,} bytes, "
+             f"grid {launch['grid']:,} x {launch['block']}; speedup: {view.base} over {view.private}.",
              f"{t4.label}, {t4.build}: the lesson's table, a mean of {fmt.count(t4.get('timed_runs'))} runs "
              f"(data/published/); prose is our own English input, which the lesson did not run.",
              _same_inputs_note(gpu_list[0].view, t4)]
@@ -109,56 +59,48 @@ def _same_inputs_note(view, t4):
             f"Busiest bin or bins used differ from the lesson's on {', '.join(differ)}.")
 
 
-def lesson_bars(gpu_list, t4):
-    times = lambda f: {impl: {i: f(impl, i) for i in LESSON_INPUTS} for impl in ("global", "per_block")}  # noqa: E731
-    sources = [(g.name, g.kind, times(g.view.ms)) for g in gpu_list]
-    sources.append((f"{t4.gpu}, published", "published", times(t4.kernel_ms)))
-    return figures.LessonBars(list(LESSON_INPUTS), [("global", "global"), ("per_block", "per_block")], sources)
-
-
-def _placement_range(study, view):
-    """' At the placement run's best and worst bins offsets global takes ...', or ''."""
-    s = placement.find_series(study.sel.placement, "global", "uniform", view.toolchain) \
-        if study.sel.placement else None
+def _placement_range(s, view):
+    """' At the placement run's best and worst bins offsets global atomics take ...' for the placement run's series
+    `s` of the view's baseline on uniform bytes; '' without one."""
     if s is None:
         return ""
-    medians, priv = s.medians(), view.ms("per_block", "uniform")
+    medians, priv = s.medians(), view.ms(view.private, "uniform")
     return (f" Where the bins lie moves global atomics (section 2): at the placement run's best and worst offsets "
             f"they take {fmt.ms(medians[s.best])} and {fmt.ms(medians[s.worst])} ms on uniform bytes, a speedup "
             f"of {fmt.ratio(_ratio(medians[s.best], priv))} to {fmt.ratio(_ratio(medians[s.worst], priv))}.")
 
 
-def lesson_prose(study, gpu_list, t4):
-    g = gpu_list[0]
+def lesson_prose(m):
+    g, t4 = m.gpus[0], m.t4
     view, run = g.view, g.view.run
-    speed = {i: _ratio(view.ms("global", i), view.ms("per_block", i)) for i in ("uniform", "one_byte")}
-    priv = [view.ms("per_block", i) for i in view.inputs]
-    reader = view.ms("sum_bytes", "uniform")
+    base, private = view.base, view.private
+    speed = {i: _ratio(view.ms(base, i), view.ms(private, i)) for i in ("uniform", "one_byte")}
+    priv = [view.ms(private, i) for i in view.inputs]
+    t4_grows = _ratio(t4.kernel(PRIVATIZED, "ms", "one_byte"), t4.kernel(PRIVATIZED, "ms", "uniform"))
     text = (f"On {gpu_line(run, view.toolchain)} with {view.toolchain}, at the lesson's size and launch, global "
-            f"atomics take {fmt.ms(view.ms('global', 'uniform'))} ms on uniform bytes and the privatized kernel "
-            f"{fmt.ms(view.ms('per_block', 'uniform'))} ms: a speedup of {fmt.ratio(speed['uniform'])}, where the "
+            f"atomics take {fmt.ms(view.ms(base, 'uniform'))} ms on uniform bytes and the privatized kernel "
+            f"{fmt.ms(view.ms(private, 'uniform'))} ms: a speedup of {fmt.ratio(speed['uniform'])}, where the "
             f"lesson's {t4.gpu} shows {fmt.ratio(t4.get('speedup', 'uniform'))}; on the one-byte input "
             f"{fmt.ratio(speed['one_byte'])} against {fmt.ratio(t4.get('speedup', 'one_byte'))}. The privatized "
             f"kernel takes {value_range(priv, 3, ' ms')} on every input (the T4's grows "
-            f"{fmt.ratio(_ratio(t4.get('private_ms', 'one_byte'), t4.get('private_ms', 'uniform')))} on the "
-            f"one-byte input)")
-    over_reader = _ratio(view.ms("per_block", "uniform"), reader)
+            f"{fmt.ratio(t4_grows)} on the one-byte input)")
+    reader = min(view.readers, default=None)
+    over_reader = _ratio(view.ms(private, "uniform"), view.ms(reader, "uniform"))
     if over_reader:
-        text += f", {fmt.ratio(over_reader, 2)} the time of `sum_bytes`, the lesson's reader that counts nothing"
+        text += f", {fmt.ratio(over_reader, 2)} the time of `{reader}`, the lesson's reader that counts nothing"
         if 1 / stats.DEFAULT_BAND <= over_reader <= stats.DEFAULT_BAND:
             text += ": on this GPU counting costs little more than reading the bytes one at a time"
-    return text + "." + _placement_range(study, view)
+    return text + "." + _placement_range(m.lesson_range, view)
 
 
-def lesson_section(study):
-    t4 = lesson.baseline_source(study.published)
-    gpu_list = gpus(study)
+def lesson_section(m):
+    t4, gpu_list = m.t4, m.gpus
     blocks = [Heading("1. The lesson's table on a newer GPU")]
     if not gpu_list:
-        return blocks + [Para(f"The lesson's table: {study.missing('lesson')}")]
+        return blocks + [Para(f"The lesson's table: {m.missing('lesson')}")]
     runs = " and ".join(f"`{g.view.run.path}`" for g in gpu_list)
     return blocks + [
-        Para(lesson_prose(study, gpu_list, t4)),
+        Para(lesson_prose(m)),
         TableBlock(lesson_table(gpu_list, t4), "lesson", wide=True),
         FigureBlock("lesson", 1, f"Median time per run of global atomics and of the privatized kernel on the "
                                  f"lesson's three inputs, {' and '.join(g.label for g in gpu_list)} (solid) beside "
@@ -168,70 +110,44 @@ def lesson_section(study):
 
 # ---- 2. where the bins lie ----
 
-def placement_lines(run):
-    """Each kernel's time over its fastest offset under the run's first toolchain: global atomics on every input,
-    and the kernels that add into the bins only to merge, on uniform bytes."""
-    toolchain = primary_gpu_toolchain(run)
-    shown = [s for s in placement.all_series(run) if s.toolchain == toolchain and s.kernel in PLACEMENT_KERNELS
-             and (s.kernel == "global" or s.input == "uniform")]
-    ratios = lambda s: {o: m / s.medians()[s.best] for o, m in s.medians().items()}  # noqa: E731
-    return figures.PlacementLines([
-        ("Global atomics", [(s.kernel, s.input, ratios(s)) for s in shown if s.kernel == "global"]),
-        ("Per-block copies merged into the bins", [(s.kernel, s.input, ratios(s)) for s in shown
-                                                    if s.kernel != "global"])], toolchain)
-
-
-def _toolchains_agree(run):
-    """How far, at most, another toolchain's (or the A/A control's) median lies from the first toolchain's at
-    the same kernel, input and offset, over the series the figure shows: the curves are the code's."""
-    first = primary_gpu_toolchain(run)
-    by_case = {(s.kernel, s.input, s.toolchain): s.medians() for s in placement.all_series(run)
-               if s.kernel in PLACEMENT_KERNELS and (s.kernel == "global" or s.input == "uniform")}
-    gaps = [max(m, by_case[(k, i, first)][o]) / min(m, by_case[(k, i, first)][o]) - 1
-            for (k, i, tc), medians in by_case.items() if tc != first and (k, i, first) in by_case
-            for o, m in medians.items() if o in by_case[(k, i, first)]]
-    return f"{100 * max(gaps):.1f}%" if gaps else None
-
-
-def placement_prose(study):
-    run = study.sel.placement
-    found = {(e.kernel, e.input): e for e in placement.effects(run)}
-    offsets = placement.offsets_of(run)
-    head = found.get(("global", "uniform"))
-    s = next(x for x in head.series if x.toolchain == primary_gpu_toolchain(run)) if head else None
-    others = [x.spread for e in found.values() if e.kernel != "global" for x in e.series]
+def placement_prose(m):
+    p = m.placement
+    found, offsets = p.effects, p.offsets
+    baseline = {e.input: e for e in found if BASELINE in e.roles}
+    head = baseline.get("uniform")
+    s = next(x for x in head.series if x.toolchain == m.placement_lines.toolchain) if head else None
+    others = [x.spread for e in found if BASELINE not in e.roles for x in e.series]
     text = (f"Every GPU toolchain of a controlled run adds into one bins buffer, placed a chosen number of bytes past "
             f"a 2 MiB boundary. The placement run moved it from {offsets[0]:,} to {offsets[-1]:,} bytes in steps of "
-            f"{placement.sweep_step(offsets):,}.")
+            f"{p.step:,}.")
     if s:
         period = s.period()
         text += (f" Global atomics on uniform bytes take {fmt.ms(s.medians()[s.best])} ms with the bins at "
                  f"{s.best:,} and {fmt.ms(s.medians()[s.worst])} ms at {s.worst:,}: {fmt.ratio(s.spread, 2)} from "
                  "placement alone" + (f", the pattern repeating every {period:,} bytes" if period else "") + ".")
     spreads = [f"{value_range([x.spread for x in e.series], 2, 'x')} on {input}" for input in ("lesson_english",
-               "one_byte") for e in [found.get(("global", input))] if e]
+               "one_byte") for e in [baseline.get(input)] if e]
     if spreads:
         text += f" Worst over best on the other inputs: {' and '.join(spreads)}."
     if others:
         text += (f" The kernels that add into the global bins only to merge per-block counts vary by at most "
                  f"{fmt.ratio(max(others), 2)}.")
-    agree = _toolchains_agree(run)
-    if agree:
-        text += f" The other toolchains and the A/A control lie within {agree} of the curves of Figure 2."
+    if m.placement_gap:
+        text += (f" The other toolchains and the A/A control lie within {100 * m.placement_gap:.1f}% of the curves of "
+                 "Figure 2.")
     return text + (" So a comparison of global atomics across builds, drivers or GPUs holds only with the bins at "
                    "the same offset; the study records the offset in every row and compares toolchains on one "
                    "buffer. Why the offset matters is not measured here ([the placement report](reports/placement.md) "
                    "says what is conjecture).")
 
 
-def placement_section(study):
+def placement_section(m):
     blocks = [Heading("2. Where the bins lie")]
-    run = study.sel.placement
-    if run is None:
-        return blocks + [Para(f"Bins placement: {study.missing('placement')}")]
-    lines = placement_lines(run)
+    if m.placement is None:
+        return blocks + [Para(f"Bins placement: {m.missing('placement')}")]
+    lines, run = m.placement_lines, m.placement.run
     merging = ", ".join(dict.fromkeys(impl for impl, _, _ in lines.panels[1][1]))
-    return blocks + [Para(placement_prose(study)),
+    return blocks + [Para(placement_prose(m)),
                      FigureBlock("placement", 2, f"Median time of each kernel at each bins offset over its time at "
                                                  f"its fastest offset, {lines.toolchain}: global atomics on three "
                                                  f"inputs; the kernels that merge per-block copies into the bins "
@@ -239,15 +155,6 @@ def placement_section(study):
 
 
 # ---- 3. CUDA versions ----
-
-def _version_pair(run):
-    """The first pair of CUDA versions of one compiler (the version, not the compiler, changes)."""
-    return versions.pairs_in(run)[0]
-
-
-def version_rows(run, input="uniform"):
-    return [c for c in versions.comparisons(run, *_version_pair(run)) if c.base["input"] == input]
-
 
 def _cell(c):
     return f"{fmt.ratio(c.ratio, 3)} ({fmt.interval(c.ci_low, c.ci_high)})" if c else fmt.MISSING
@@ -268,12 +175,13 @@ def _in_run(run, first):
     return "in the run with the order reversed" if repeat_words(run, first) == "order reversed" else "in its repeat"
 
 
-def version_table(runs):
-    main, rest = runs[0], runs[1:]
-    base_tc, new_tc = _version_pair(main)
-    repeats = [{case_key(c.base): c for c in version_rows(r)} for r in rest]
+def version_table(pairs):
+    """The first PairModel's uniform rows, each later one's beside them."""
+    first, rest = pairs[0], pairs[1:]
+    main, base_tc, new_tc = first.run, first.base_tc, first.new_tc
+    repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
     rows = []
-    for c in version_rows(main):
+    for c in uniform_rows(first):
         cells = [kernel_label(c.base), fmt.ms(c.ab.base_median), fmt.ms(c.ab.new_median), _cell(c.ab), _cell(c.aa),
                  c.verdict]
         for repeat in repeats:
@@ -281,70 +189,45 @@ def version_table(runs):
             cells += [_cell(again.ab) if again else fmt.MISSING, again.verdict if again else fmt.MISSING]
         rows.append(cells)
     columns = ["kernel", f"{base_tc} ms", f"{new_tc} ms", "A/B (95% CI)", "A/A (95% CI)", "verdict"]
-    for run in rest:
-        columns += [f"{repeat_words(run, main)}: A/B", "verdict"]
+    for pair in rest:
+        columns += [f"{repeat_words(pair.run, main)}: A/B", "verdict"]
     notes = [f"Uniform bytes, medians; A/B: {new_tc} over {base_tc}; A/A: {versions.aa_label(main)}, the same kernel "
              "and input in the same run.", versions.rule_note(stats.DEFAULT_BAND)]
     notes += [f"{repeat_words(r, main).capitalize()}: `{r.path}`, toolchains in the order "
-              f"{', '.join(gpu_toolchains(r))}; A/A: {versions.aa_label(r) or 'none'}." for r in rest]
-    return Table(f"CUDA {_major_minor(new_tc)} against {_major_minor(base_tc)}: one kernel source, two NVRTC "
+              f"{', '.join(gpu_toolchains(r))}; A/A: {versions.aa_label(r) or 'none'}." for r in (p.run for p in rest)]
+    return Table(f"CUDA {major_minor(new_tc)} against {major_minor(base_tc)}: one kernel source, two NVRTC "
                  "releases", columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
 
 
-def _major_minor(toolchain):
-    major, minor = cuda_version(toolchain)
-    return f"{major}.{minor}"
-
-
-def _counts(run):
-    found = versions.comparisons(run, *_version_pair(run))
+def _counts(pair):
+    found = pair.comparisons
     n = {v: sum(c.verdict == v for c in found) for v in (stats.SAME, stats.SLOWER, stats.FASTER)}
     return (f"of {len(found)} rows ({len({kernel_label(c.base) for c in found})} kernels on "
             f"{len({c.base['input'] for c in found})} inputs) {n[stats.SAME]} are the same within "
             f"{stats.DEFAULT_BAND:.2f}x, {n[stats.SLOWER]} slower and {n[stats.FASTER]} faster")
 
 
-def versions_prose(study):
-    runs = study.sel.versions
-    t4 = lesson.baseline_source(study.published)
+def versions_prose(m):
+    pairs, t4 = m.version_runs, m.t4
     text = (f"The lesson timed its {t4.gpu} under two CUDA versions: " + "; ".join(
         f"`{p.metric}` {fmt.ms(p.old_ms)} ms under CUDA {p.old.cuda}, {fmt.ms(p.new_ms)} ms under CUDA {p.new.cuda} "
-        f"({fmt.ratio(p.ratio, 3)})" for p in versions.published_pairs(study.published))
+        f"({fmt.ratio(p.ratio, 3)})" for p in m.published_pairs)
         + f", means of {fmt.count(t4.get('timed_runs'))} runs with no spread, so the lesson cannot say which "
         "change is noise.")
-    if not runs:
+    if not pairs:
         return text
-    base_tc, new_tc = _version_pair(runs[0])
-    text += (f" Ours compiles one kernel source with {base_tc} and {new_tc}, samples them in rotation on one set of "
-             f"buffers with an A/A control, and gives a verdict only where the A/A pair is the same: "
-             + "; ".join(f"{_in_run(r, runs[0])}, {_counts(r)}" for r in runs) + ".")
+    text += (f" Ours compiles one kernel source with {pairs[0].base_tc} and {pairs[0].new_tc}, samples them in "
+             f"rotation on one set of buffers with an A/A control, and gives a verdict only where the A/A pair is the "
+             "same: " + "; ".join(f"{_in_run(p.run, pairs[0].run)}, {_counts(p)}" for p in pairs) + ".")
     return text
 
 
-def version_figure(study):
-    main = study.sel.version
-    pairs = versions.published_pairs(study.published)
-    published = {p.impl: p.ratio for p in pairs if p.input in ("-", "uniform")}
-    rows = [(kernel_label(c.base), c.ab, c.aa, published.get(kernel_label(c.base))) for c in version_rows(main)]
-    base_tc, new_tc = _version_pair(main)
-    published_label = f"{pairs[0].old.gpu}, CUDA {pairs[0].new.cuda} over {pairs[0].old.cuda} (published, no " \
-        "interval)" if pairs else ""
-    return figures.VersionRows(rows, (_major_minor(base_tc), _major_minor(new_tc)), f"ours: {new_tc} over {base_tc}",
-                               published_label)
-
-
-def history_model(study):
-    """plots.history's series for the history run, or None without one."""
-    run = study.sel.first("history")
-    return history.history(run, study.audit, study.ptx or {}) if run else None
-
-
-def history_prose(study, model):
-    run = study.sel.first("history")
+def history_prose(h):
+    run, model = h.run, h.series
     stepped = [s for s in model if s.steps]
     flat = len(model) - len(stepped)
     skipped = run.environment.get("skipped_toolchains") or []
-    releases = sorted({p.release for s in model for p in s.points})
+    releases = h.releases
     kernels = sorted({(s.impl, s.input) for s in stepped})
     text = (f"Every NVRTC release from {history.version_text(releases[0])} to {history.version_text(releases[-1])} "
             f"built the study's kernels on a machine without a GPU; one run on the H200 "
@@ -362,18 +245,18 @@ def history_prose(study, model):
     return text
 
 
-def history_section(study):
-    model = history_model(study)
-    if not model:
-        return [history_slot(study.releases)]
-    stepped = [s for s in model if s.steps]
-    table = history.history_table(study.sel.first("history"), stepped or model[:1])
+def history_section(m):
+    h = m.history
+    if not h or not h.series:
+        return [history_slot(m.study.releases)]
+    stepped = [s for s in h.series if s.steps]
+    table = history.history_table(h, stepped or h.series[:1])
     table.title = "Release steps beyond the A/A noise" if stepped else table.title
-    return [Heading("The release history", 3), Para(history_prose(study, model)), TableBlock(table, "history", wide=True),
+    return [Heading("The release history", 3), Para(history_prose(h)), TableBlock(table, "history", wide=True),
             FigureBlock("history", 4, "Each kernel's median time on uniform bytes under every NVRTC release, over the "
                                       "oldest release's: the release's own SASS (filled) and its PTX compiled by the "
                                       "driver (hollow, where the driver could load it); the grey band is the run's "
-                                      "A/A noise.", f"`{study.sel.first('history').path}`; `data/codegen/`")]
+                                      "A/A noise.", f"`{h.run.path}`; `data/codegen/`")]
 
 
 def history_slot(releases):
@@ -386,76 +269,56 @@ def history_slot(releases):
                 "`python3 -m plots.history`). No such run is in the paper yet: nothing here is a result.")
 
 
-def versions_section(study):
-    runs = study.sel.versions
-    pair = [_major_minor(tc) for tc in _version_pair(runs[0])] if runs else None
-    blocks = [Heading(f"3. CUDA {pair[0]} against CUDA {pair[1]}" if pair else "3. CUDA versions compared")]
-    if not runs:
-        return blocks + [Para(versions_prose(study) + f" Ours: {study.missing('versions')}")] + history_section(study)
-    model = version_figure(study)
+def versions_section(m):
+    pairs = m.version_runs
+    heading = f"3. CUDA {major_minor(pairs[0].base_tc)} against CUDA {major_minor(pairs[0].new_tc)}" if pairs else \
+        "3. CUDA versions compared"
+    blocks = [Heading(heading)]
+    if not pairs:
+        return blocks + [Para(versions_prose(m) + f" Ours: {m.missing('versions')}")] + history_section(m)
+    model = m.version_figure
     return blocks + [
-        Para(versions_prose(study)),
-        TableBlock(version_table(runs), "versions", wide=True),
+        Para(versions_prose(m)),
+        TableBlock(version_table(pairs), "versions", wide=True),
         FigureBlock("versions", 3, f"Each kernel's median time under the newer CUDA over the older on uniform bytes "
                                    f"with its 95% bootstrap interval ({model.ours}), its A/A control (hollow "
                                    "squares), and the lesson's published T4 ratios (hollow diamonds); the grey band "
                                    "is the 'same' band.",
-                    f"`{study.sel.version.path}`; `data/published/lesson_t4.csv`")] + history_section(study)
+                    f"`{m.study.sel.version.path}`; `data/published/lesson_t4.csv`")] + history_section(m)
 
 
 # ---- 4. the contention sweep ----
 
-def sweep_series(study):
-    """Table 16-4's columns and, per measured GPU, its per-block histogram (and, for this appendix's GPU, global
-    atomics, lane_shared and cub beside it)."""
-    series = [("per_block", f"{g} (published)", "published", v) for g, v in study.published.table_16_4.items()]
-    for kind, sel in enumerate([study.sel] + ([study.beside] if study.beside else [])):
-        run = sel.sweep
-        if run is None:
-            continue
-        tc = primary_gpu_toolchain(run)
-        whose = (", yours" if kind == 0 else ", the study's") if study.beside else ""
-        impls = ("global", "per_block", "lane_shared", "cub") if kind == 0 else ("per_block",)
-        ours = sweep.our_series(run)
-        series += [(impl, f"{gpu_name(run, tc)}{whose}", kind, ours[f"{impl} ({tc})"])
-                   for impl in impls if f"{impl} ({tc})" in ours]
-    return series
-
-
-def sweep_table(study, series):
-    measured = [s for s in series if s[2] != "published"]
-    published = [s for s in series if s[2] == "published"]
-    columns = ["distinct values"] + [s[1].removesuffix(" (published)") for s in published] + \
-        [f"{s[0]}, {s[1]}" for s in measured]
-    ks = study.published.distinct_values
-    rows = [[str(k)] + [fmt.number(s[3].get(k), 0) for s in published + measured] for k in ks]
+def sweep_table(lines):
+    measured, published = lines.measured, lines.published
+    columns = ["distinct values"] + [s.whose.removesuffix(" (published)") for s in published] + \
+        [f"{s.impl}, {s.whose}" for s in measured]
+    rows = [[str(k)] + [fmt.number(s.values.get(k), 0) for s in published + measured] for k in lines.distinct_values]
     notes = ["Mpix/s: million one-byte samples a second (input bytes over the median time). The first columns are "
              "the textbook's per-block histogram (data/published/table_16_4_per_block.csv); ours are medians at "
              "the lesson's size, the same LCG's high byte mod K for K distinct values."]
     return Table("The contention sweep beside Table 16-4: Mpix/s by distinct values", columns, rows, notes)
 
 
-def sweep_prose(study, series):
+def sweep_prose(lines):
     spread = lambda v: max(v.values()) / min(v.values())  # noqa: E731
     text = "In the textbook's table the per-block histogram's best over worst throughput is " + ", ".join(
-        f"{spread(v):.1f}x on {g}" for g, v in study.published.table_16_4.items()) + "."
-    for impl, label, kind, values in series:
-        if kind == 0 and impl in ("per_block", "global"):
-            text += (f" Ours, {impl} on the {label}: {fmt.number(min(values.values()), 0)} to {fmt.number(max(values.values()), 0)} "
-                     f"Mpix/s ({spread(values):.2f}x).")
+        f"{spread(s.values):.1f}x on {s.whose.removesuffix(' (published)')}" for s in lines.published) + "."
+    for s in lines.series:
+        if s.kind == 0 and {BASELINE, PRIVATIZED} & set(s.roles):
+            text += (f" Ours, {s.impl} on the {s.whose}: {fmt.number(min(s.values.values()), 0)} to "
+                     f"{fmt.number(max(s.values.values()), 0)} Mpix/s ({spread(s.values):.2f}x).")
     return text
 
 
-def sweep_section(study):
+def sweep_section(m):
     blocks = [Heading("4. The contention sweep (Table 16-4)")]
-    series = sweep_series(study)
-    measured = [s for s in series if s[2] != "published"]
-    if not measured:
-        return blocks + [Para(f"The sweep: {study.missing('sweep')}")]
-    runs = " and ".join(f"`{sel.sweep.path}`" for sel in (study.sel, study.beside) if sel and sel.sweep)
+    if m.sweep_lines is None:
+        return blocks + [Para(f"The sweep: {m.missing('sweep')}")]
+    runs = " and ".join(f"`{sel.sweep.path}`" for sel in m.study.selections if sel.sweep)
     return blocks + [
-        Para(sweep_prose(study, series)),
-        TableBlock(sweep_table(study, series), "sweep", wide=True),
+        Para(sweep_prose(m.sweep_lines)),
+        TableBlock(sweep_table(m.sweep_lines), "sweep", wide=True),
         FigureBlock("sweep", 5, "Throughput against the number of distinct byte values in the input (256 down to 1), "
                                 "our kernels (solid) beside the textbook's per-block histogram on four GPU "
                                 "generations (dashed, hollow markers, published); log scales.",
@@ -464,10 +327,10 @@ def sweep_section(study):
 
 # ---- 5. the claims ----
 
-def claims_section(study):
-    envs, combined, _ = claims.audit(study.all_runs(), study.published)
-    ours = [e for e in envs if not e.published]
-    decided = sum(combined[(cid, e.label)].status != claims.UNMEASURABLE for e in ours for cid, _, _ in claims.CLAIMS)
+def claims_section(m):
+    a = m.claims
+    ours = a.ours
+    decided = sum(a.combined[(cid, e.label)].status != claims.UNMEASURABLE for e in ours for cid, _, _ in claims.CLAIMS)
     return [Heading("5. The course text's claims, checked"),
             Para(f"Each claim of the course text is a rule on the data, decided per environment (GPU, toolchain, "
                  f"driver) as holds, does not hold or not measurable here. {decided} of the "
@@ -475,7 +338,7 @@ def claims_section(study):
                  "rules, figures and runs behind every verdict are in [the claims report](reports/claims.md). "
                  "CPU runs decide none: every claim is about CUDA kernels."),
             Items(tuple(f"**{cid}** {statement}" for cid, statement, _ in claims.CLAIMS)),
-            TableBlock(claims.summary_table(envs, combined), "claims", wide=True)]
+            TableBlock(claims.summary_table(a), "claims", wide=True)]
 
 
 # ---- 6. the environments ----
@@ -493,7 +356,7 @@ def _runs_words(runs, sel):
                                              for plan, rs in plans.items())
 
 
-def environment_paragraph(env, sel_of):
+def environment_paragraph(env, study):
     """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs."""
     runs = [ev.run for ev in env.members]
     run, tc = runs[0], env.members[0].toolchain
@@ -502,7 +365,7 @@ def environment_paragraph(env, sel_of):
     version = run.environment["build"].get("histostudy_version", "?")
     return (f"**{env.label}.** The kernels {build_words(run, tc)}; histostudy {version} at commit "
             f"{', '.join(commits)}, on {gpu_words(run, tc)}" + (f", {clocks}" if clocks else "")
-            + f"; host {host_words(run)}. Runs started {_runs_words(runs, sel_of(runs[0]))}.")
+            + f"; host {host_words(run)}. Runs started {_runs_words(runs, study.selection_of(runs[0]))}.")
 
 
 def published_paragraphs(published):
@@ -520,12 +383,10 @@ def published_paragraphs(published):
     return lines
 
 
-def environments_section(study):
-    envs, _, _ = claims.audit(study.all_runs(), study.published)
-    sel_of = lambda run: study.sel if run in study.sel.runs else study.beside  # noqa: E731
-    ours = [Para(environment_paragraph(e, sel_of)) for e in envs if not e.published]
+def environments_section(m):
+    ours = [Para(environment_paragraph(e, m.study)) for e in m.claims.ours]
     return ([Heading("6. What produced each environment's numbers")] + ours
-            + [Para(p) for p in published_paragraphs(study.published)]
+            + [Para(p) for p in published_paragraphs(m.study.published)]
             + [Para("Every recorded key of every run is in [the environments report](reports/environments.md).")])
 
 
@@ -544,7 +405,7 @@ REPORTS = (("lesson.md", "the lesson's tables for every toolchain and the CPU, w
            ("environments.md", "which run feeds which report, and every environment in full"))
 
 
-def further_section(study):
+def further_section(m):
     return [Heading("7. In full, and on your own GPU"),
             Items(tuple(f"[reports/{name}](reports/{name}): {what}" for name, what in REPORTS)),
             Para("Your own GPU: `./dev study` on it writes its runs under `runs/`; `./dev appendix` then makes this "
@@ -555,7 +416,7 @@ def further_section(study):
 
 # ---- the whole ----
 
-def intro(study, made_by, files):
+def intro(m, made_by, files):
     """files: the data the appendix is made from, in words."""
     return [Heading(TITLE, 1),
             Para(f"This appendix re-measures the course's histogram lesson (global atomics against a per-block "
@@ -564,29 +425,11 @@ def intro(study, made_by, files):
                  f"{files}; every number in it is computed from those files. Its tables are also in `tables/` as "
                  "Markdown and LaTeX (booktabs) fragments, with `appendix.tex` including them; its figures in "
                  "`figures/` at one column (3.5 in) and full width (`-wide`), as PNG, SVG and PDF. How the study "
-                 f"measures: [docs/study-spec.md]({study.spec_link}).")]
+                 f"measures: [docs/study-spec.md]({m.study.spec_link}).")]
 
 
-def blocks(study, made_by, files):
-    return (intro(study, made_by, files) + lesson_section(study) + placement_section(study) + versions_section(study)
-            + sweep_section(study) + claims_section(study) + counters.appendix_blocks(study)
-            + environments_section(study) + further_section(study))
-
-
-def figure_models(study):
-    """{figure name: (draw, model)} for the figures the appendix shows."""
-    t4 = lesson.baseline_source(study.published)
-    gpu_list = gpus(study)
-    found = {}
-    if gpu_list:
-        found["lesson"] = (figures.lesson_figure, lesson_bars(gpu_list, t4))
-    if study.sel.placement:
-        found["placement"] = (figures.placement_figure, placement_lines(study.sel.placement))
-    if study.sel.versions:
-        found["versions"] = (figures.versions_figure, version_figure(study))
-    if study.sel.first("history"):
-        found["history"] = (history.history_figure, history_model(study))
-    series = sweep_series(study)
-    if any(s[2] != "published" for s in series):
-        found["sweep"] = (figures.sweep_figure, figures.SweepLines(study.published.distinct_values, series))
-    return found
+def blocks(m, made_by, files):
+    """The appendix of Models `m`, as blocks."""
+    return (intro(m, made_by, files) + lesson_section(m) + placement_section(m) + versions_section(m)
+            + sweep_section(m) + claims_section(m) + counters.appendix_blocks(m.study) + environments_section(m)
+            + further_section(m))

@@ -4,9 +4,12 @@ holds / does not hold / not measurable here, with the figures that decide.
 Each of our environments is the evidence of every run and toolchain that
 measured it; where they disagree the verdict is "mixed".
 
-Every decision function's docstring is its rule; the report prints it.
-Published numbers are never typed here: bounds that come from the published
-text are computed from data/published/.
+Every decision function's docstring is its rule; the report prints it, each
+{kernel} in it named as the data name it (claim_kernels). Kernels are found by
+role, or by the launch-policy field that defines them in the rows (P passes, a
+copy per warp), never by a name typed here (plots/results.py). Published
+numbers are never typed here: bounds that come from the published text are
+computed from data/published/.
 """
 import inspect
 import math
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from plots import environment
 from plots import table as fmt
 from plots.published import GENERATION_CC, LESSON_FILE, TABLE_16_4_FILE
-from plots.results import cuda_version, find_row, find_rows, median_ms
+from plots.results import Kernel, cuda_version, defined_by, find_row, find_rows, median_ms
 from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
 
@@ -31,6 +34,24 @@ ABOUT = 0.25             # C9: "about 4x": within 25% of P
 FLAT = 1.10              # C10: flat: best/worst throughput within 10%
 ORDER_OF_MAGNITUDE = 10  # C10: older GPUs degrade by more than this factor
 LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")
+# The kernels the claims are about (every claim is about CUDA kernels): four by role, and two that a launch-policy
+# field defines in the runs' rows (claim_kernels): P passes over the input (C9), a copy of the bins per warp (C11).
+ROLE_KERNELS = {role: Kernel(role) for role in ("baseline", "privatized", "reader", "floor")}
+BASELINE, PRIVATIZED, READER, FLOOR = ROLE_KERNELS.values()
+DEFINED_BY = {"passes": "multi-pass", "copies": "per-warp-copy"}   # {policy field: words where no row has it}
+
+
+def claim_kernels(runs):
+    """{key: Kernel} of every kernel a rule names ({baseline}, {passes}, ...): the defined ones as the GPU rows of
+    `runs` show them."""
+    rows = [r for run in runs for r in run.rows if r["backend"] == "cuda"]
+    found = {field: Kernel(impl=next(iter(defined_by(rows, field)), None), words=words)
+             for field, words in DEFINED_BY.items()}
+    return {**ROLE_KERNELS, **found}
+
+
+def name(kernel):
+    return kernel.name("cuda")
 
 
 @dataclass(frozen=True)
@@ -52,30 +73,30 @@ def decided(holds, figures):
 class RunEvidence:
     """One toolchain of one run file."""
 
-    def __init__(self, run, toolchain):
-        self.run, self.toolchain = run, toolchain
+    def __init__(self, run, toolchain, kernels):
+        self.run, self.toolchain, self.kernels = run, toolchain, kernels
         self.is_gpu = toolchain != "cpu"
         self.cuda = cuda_version(toolchain)
         self.label = f"{run.name.removesuffix('.json')} / {toolchain}"
         self.source_label = f"{run.name} ({toolchain})"
 
-    def row(self, impl, input="uniform", experiment="lesson", **policy):
-        return find_row(self.run, experiment=experiment, toolchain=self.toolchain, impl=impl, input=input, **policy)
+    def row(self, kernel, input="uniform", experiment="lesson", **policy):
+        return find_row(self.run, kernel, experiment=experiment, toolchain=self.toolchain, input=input, **policy)
 
-    def ms(self, impl, input="uniform", experiment="lesson", **policy):
+    def ms(self, kernel, input="uniform", experiment="lesson", **policy):
         policy.setdefault("passes", 1)
-        row = self.row(impl, input, experiment, **policy)
+        row = self.row(kernel, input, experiment, **policy)
         return median_ms(row) if row else None
 
-    def rows(self, impl, experiment="lesson"):
-        return find_rows(self.run, experiment=experiment, toolchain=self.toolchain, impl=impl)
+    def rows(self, kernel, experiment="lesson"):
+        return find_rows(self.run, kernel, experiment=experiment, toolchain=self.toolchain)
 
-    def global_atomics(self, impl):
-        row = self.row(impl)
+    def global_atomics(self, kernel):
+        row = self.row(kernel)
         return row["global_atomics"] if row else None
 
     def launch(self):
-        row = self.row("per_block") or self.row("global")
+        row = self.row(PRIVATIZED) or self.row(BASELINE)
         return (row["size"], row["policy"]["grid"]) if row else (None, None)
 
     def device(self, key):
@@ -84,9 +105,9 @@ class RunEvidence:
     def compute_capability(self):
         return environment.compute_capability(self.run, self.toolchain) if self.is_gpu else None
 
-    def sweep(self, impl):
-        """{K: Mpix/s} of `impl` on distinct_K inputs."""
-        return {distinct_values(r["input"]): mpix_per_s(r) for r in self.rows(impl, "sweep")
+    def sweep(self, kernel):
+        """{K: Mpix/s} of `kernel` on distinct_K inputs."""
+        return {distinct_values(r["input"]): mpix_per_s(r) for r in self.rows(kernel, "sweep")
                 if distinct_values(r["input"]) is not None}
 
 
@@ -96,8 +117,8 @@ class PublishedLessonEvidence:
     DEVICE_METRICS = {"shared_per_block": "smem_per_block_default", "shared_per_sm": "smem_per_sm",
                       "shared_per_block_optin": "smem_per_block_optin"}
 
-    def __init__(self, source):
-        self.source = source
+    def __init__(self, source, kernels):
+        self.source, self.kernels = source, kernels
         self.is_gpu = True
         self.cuda = source.cuda_version
         self.label = source.label
@@ -106,17 +127,16 @@ class PublishedLessonEvidence:
     def row(self, *args, **kwargs):
         return None
 
-    def rows(self, impl, experiment="lesson"):
+    def rows(self, kernel, experiment="lesson"):
         return []
 
-    def ms(self, impl, input="uniform", experiment="lesson", **policy):
+    def ms(self, kernel, input="uniform", experiment="lesson", **policy):
         if experiment != "lesson" or policy.get("passes", 1) != 1 or len(policy) > 1:
             return None
-        return self.source.kernel_ms(impl, input)
+        return self.source.kernel_ms(kernel.role, input)
 
-    def global_atomics(self, impl):
-        lesson_name = {"global": "global", "per_block": "private"}.get(impl)
-        return self.source.get(f"global_atomics_{lesson_name}_kernel") if lesson_name else None
+    def global_atomics(self, kernel):
+        return self.source.global_atomics(kernel.role)
 
     def launch(self):
         size, grid = self.source.get("input_bytes"), self.source.get("grid_blocks")
@@ -129,15 +149,15 @@ class PublishedLessonEvidence:
         major, minor = self.source.compute_capability.split(".")
         return int(major), int(minor)
 
-    def sweep(self, impl):
+    def sweep(self, kernel):
         return {}
 
 
 class PublishedSweepEvidence:
     """One GPU generation's column of Table 16-4 (per-block histogram only)."""
 
-    def __init__(self, generation, values):
-        self.generation, self.values = generation, values
+    def __init__(self, generation, values, kernels):
+        self.generation, self.values, self.kernels = generation, values, kernels
         self.is_gpu = True
         self.cuda = None
         self.label = f"{generation} (published, Table 16-4)"
@@ -146,13 +166,13 @@ class PublishedSweepEvidence:
     def row(self, *args, **kwargs):
         return None
 
-    def rows(self, impl, experiment="lesson"):
+    def rows(self, kernel, experiment="lesson"):
         return []
 
     def ms(self, *args, **kwargs):
         return None
 
-    def global_atomics(self, impl):
+    def global_atomics(self, kernel):
         return None
 
     def launch(self):
@@ -164,8 +184,8 @@ class PublishedSweepEvidence:
     def compute_capability(self):
         return GENERATION_CC.get(self.generation)
 
-    def sweep(self, impl):
-        return dict(self.values) if impl == "per_block" else {}
+    def sweep(self, kernel):
+        return dict(self.values) if kernel == PRIVATIZED else {}   # the textbook's per-block histogram
 
 
 # ---- helpers ----
@@ -198,38 +218,39 @@ def published_speedup_range(published, cuda):
 
 
 def published_floor_margin(published):
-    """The lesson's private/sum_bytes on uniform (12.6), rounded up to a whole percent: 'within N%'."""
+    """The lesson's privatized kernel's time over its reader's on uniform (12.6), rounded up to a whole percent:
+    'within N%'."""
     source = min(published.lesson, key=lambda s: s.cuda_version)
-    ratio = source.kernel_ms("per_block", "uniform") / source.kernel_ms("sum_bytes", "uniform")
+    ratio = source.kernel_ms(PRIVATIZED.role, "uniform") / source.kernel_ms(READER.role, "uniform")
     return math.ceil(round(ratio * 100, 6)) / 100
 
 
 # ---- the claims: one decision function each; the docstring is the rule ----
 
 def c1_atomic_updates(ev, published):
-    """Holds if the global kernel makes one global atomic update per input byte
+    """Holds if the {baseline} kernel makes one global atomic update per input byte
     and the per-block kernel exactly blocks x 256, so the factor is bytes / (blocks x 256).
     Counts are the implementations' declared ones (study/registry.cpp), not profiler counts."""
     if (no := _needs_gpu(ev)):
         return no
     size, grid = ev.launch()
-    glob, priv = ev.global_atomics("global"), ev.global_atomics("per_block")
+    glob, priv = ev.global_atomics(BASELINE), ev.global_atomics(PRIVATIZED)
     if None in (size, grid, glob, priv):
-        return _missing("global and per_block atomic counts")
-    figures = (f"global {fmt.count(glob)} for {fmt.count(size)} bytes; per_block {fmt.count(priv)} = "
-               f"{fmt.count(grid)} blocks x {BINS}; factor {glob / priv:.1f}")
+        return _missing(f"{name(BASELINE)} and {name(PRIVATIZED)} atomic counts")
+    figures = (f"{name(BASELINE)} {fmt.count(glob)} for {fmt.count(size)} bytes; {name(PRIVATIZED)} "
+               f"{fmt.count(priv)} = {fmt.count(grid)} blocks x {BINS}; factor {glob / priv:.1f}")
     return decided(glob == size and priv == grid * BINS, figures)
 
 
 def c2_privatized_speedup(ev, published):
-    """Holds if global/per_block on each of the lesson's inputs (uniform,
+    """Holds if {baseline}/{privatized} on each of the lesson's inputs (uniform,
     lesson_english, one_byte) lies in the published speedup range for the
     toolchain's CUDA major.minor (the span of all published ranges for other versions)."""
     if (no := _needs_gpu(ev)):
         return no
-    speedups = {i: _ratio(ev.ms("global", i), ev.ms("per_block", i)) for i in LESSON_INPUTS}
+    speedups = {i: _ratio(ev.ms(BASELINE, i), ev.ms(PRIVATIZED, i)) for i in LESSON_INPUTS}
     if any(s is None for s in speedups.values()):
-        return _missing("global and per_block times on all three lesson inputs")
+        return _missing(f"{name(BASELINE)} and {name(PRIVATIZED)} times on all three lesson inputs")
     low, high = published_speedup_range(published, ev.cuda)
     figures = ", ".join(f"{i} {fmt.ratio(s)}" for i, s in speedups.items())
     figures += f" (published range {low:g}x..{high:g}x)"
@@ -237,83 +258,77 @@ def c2_privatized_speedup(ev, published):
 
 
 def c3_english_barely_changes_global(ev, published):
-    """Holds if global's time on lesson_english over its time on uniform lies
+    """Holds if {baseline}'s time on lesson_english over its time on uniform lies
     within 1/1.15..1.15 ("barely": less than 15% either way). Our own prose is shown beside."""
-    if (no := _needs_gpu(ev)):
-        return no
-    ratio = _ratio(ev.ms("global", "lesson_english"), ev.ms("global", "uniform"))
-    if ratio is None:
-        return _missing("global times on lesson_english and uniform")
-    prose = _ratio(ev.ms("global", "prose"), ev.ms("global", "uniform"))
-    figures = (f"global: lesson_english {fmt.ms(ev.ms('global', 'lesson_english'))} ms / uniform "
-               f"{fmt.ms(ev.ms('global', 'uniform'))} ms = {fmt.ratio(ratio, 2)}"
-               + (f" (prose {fmt.ratio(prose, 2)})" if prose else ""))
-    return decided(1 / BARELY <= ratio <= BARELY, figures)
+    return _over_uniform(ev, BASELINE, "lesson_english", lambda ratio: 1 / BARELY <= ratio <= BARELY, beside="prose")
 
 
-def _one_byte_over_uniform(ev, impl, holds):
-    """A claim on impl's time on one_byte over its time on uniform: holds(ratio)."""
+def _over_uniform(ev, kernel, input, holds, beside=None):
+    """A claim on the kernel's time on `input` over its time on uniform: holds(ratio); the same ratio on the
+    input `beside` is shown in brackets."""
     if (no := _needs_gpu(ev)):
         return no
-    ratio = _ratio(ev.ms(impl, "one_byte"), ev.ms(impl, "uniform"))
+    on, uniform = ev.ms(kernel, input), ev.ms(kernel, "uniform")
+    ratio = _ratio(on, uniform)
     if ratio is None:
-        return _missing(f"{impl} times on one_byte and uniform")
-    return decided(holds(ratio), f"{impl}: one_byte {fmt.ms(ev.ms(impl, 'one_byte'))} ms / uniform "
-                                 f"{fmt.ms(ev.ms(impl, 'uniform'))} ms = {fmt.ratio(ratio, 2)}")
+        return _missing(f"{name(kernel)} times on {input} and uniform")
+    other = _ratio(ev.ms(kernel, beside), uniform) if beside else None
+    figures = f"{name(kernel)}: {input} {fmt.ms(on)} ms / uniform {fmt.ms(uniform)} ms = {fmt.ratio(ratio, 2)}"
+    return decided(holds(ratio), figures + (f" ({beside} {fmt.ratio(other, 2)})" if other else ""))
 
 
 def c4_one_byte_doubles_global(ev, published):
-    """Holds if global's time on one_byte is more than 2x its time on uniform."""
-    return _one_byte_over_uniform(ev, "global", lambda ratio: ratio > DOUBLES)
+    """Holds if {baseline}'s time on one_byte is more than 2x its time on uniform."""
+    return _over_uniform(ev, BASELINE, "one_byte", lambda ratio: ratio > DOUBLES)
 
 
 def c5_privatized_degrades_on_one_byte(ev, published):
-    """Holds if per_block's time on one_byte is more than 1.10x its time on
+    """Holds if {privatized}'s time on one_byte is more than 1.10x its time on
     uniform (a degradation beyond run-to-run noise); does not hold if flatter."""
-    return _one_byte_over_uniform(ev, "per_block", lambda ratio: ratio > DEGRADES)
+    return _over_uniform(ev, PRIVATIZED, "one_byte", lambda ratio: ratio > DEGRADES)
 
 
 def c6_privatized_near_sum_bytes(ev, published):
-    """Holds if per_block's time on uniform over sum_bytes' time is at most the
-    lesson's own margin (its CUDA 12.6 private/sum_bytes, rounded up to a whole percent)."""
+    """Holds if {privatized}'s time on uniform over {reader}' time is at most the
+    lesson's own margin (its CUDA 12.6 private/{reader}, rounded up to a whole percent)."""
     if (no := _needs_gpu(ev)):
         return no
-    priv, floor = ev.ms("per_block", "uniform"), ev.ms("sum_bytes", "uniform")
+    priv, floor = ev.ms(PRIVATIZED, "uniform"), ev.ms(READER, "uniform")
     if priv is None or floor is None:
-        return _missing("per_block and sum_bytes times on uniform")
+        return _missing(f"{name(PRIVATIZED)} and {name(READER)} times on uniform")
     margin = published_floor_margin(published)
     ratio = priv / floor
-    figures = (f"per_block {fmt.ms(priv)} ms / sum_bytes {fmt.ms(floor)} ms = {fmt.ratio(ratio, 2)} "
+    figures = (f"{name(PRIVATIZED)} {fmt.ms(priv)} ms / {name(READER)} {fmt.ms(floor)} ms = {fmt.ratio(ratio, 2)} "
                f"(margin {fmt.ratio(margin, 2)})")
-    read_floor = ev.row("read_floor")
-    if ev.row("per_block") and ev.row("per_block")["pct_of_floor"] is not None and read_floor:
-        figures += f"; per_block at {fmt.pct(ev.row('per_block')['pct_of_floor'])} of read_floor"
+    row = ev.row(PRIVATIZED)
+    if row and row["pct_of_floor"] is not None and ev.row(FLOOR):
+        figures += f"; {name(PRIVATIZED)} at {fmt.pct(row['pct_of_floor'])} of {name(FLOOR)}"
     return decided(ratio <= margin, figures)
 
 
 def c7_privatized_beats_reader_on_13(ev, published):
-    """For CUDA 13.x toolchains: holds if per_block's median on uniform is below
-    sum_bytes' (the reader is then no floor). Other versions: not measurable
+    """For CUDA 13.x toolchains: holds if {privatized}'s median on uniform is below
+    {reader}' (the reader is then no floor). Other versions: not measurable
     (the claim is about 13.0), with the same figures shown."""
     if (no := _needs_gpu(ev)):
         return no
-    priv, reader = ev.ms("per_block", "uniform"), ev.ms("sum_bytes", "uniform")
+    priv, reader = ev.ms(PRIVATIZED, "uniform"), ev.ms(READER, "uniform")
     if priv is None or reader is None:
-        return _missing("per_block and sum_bytes times on uniform")
-    figures = f"per_block {fmt.ms(priv)} ms vs sum_bytes {fmt.ms(reader)} ms"
+        return _missing(f"{name(PRIVATIZED)} and {name(READER)} times on uniform")
+    figures = f"{name(PRIVATIZED)} {fmt.ms(priv)} ms vs {name(READER)} {fmt.ms(reader)} ms"
     if not ev.cuda or ev.cuda[0] != 13:
         return unmeasurable(f"the claim is about CUDA 13.0; here {figures}")
     return decided(priv < reader, figures)
 
 
 def c8_block_size_keeps_contention(ev, published):
-    """Holds if, at every block size of the 'blocks' experiment, global's time on
+    """Holds if, at every block size of the 'blocks' experiment, {baseline}'s time on
     one_byte is still at least 1.5x its time on uniform (contention remains);
     does not hold if some block size brings it below."""
     if (no := _needs_gpu(ev)):
         return no
-    blocks = sorted({r["policy"]["block"] for r in ev.rows("global", "blocks")})
-    ratios = {b: _ratio(ev.ms("global", "one_byte", "blocks", block=b), ev.ms("global", "uniform", "blocks", block=b))
+    blocks = sorted({r["policy"]["block"] for r in ev.rows(BASELINE, "blocks")})
+    ratios = {b: _ratio(ev.ms(BASELINE, "one_byte", "blocks", block=b), ev.ms(BASELINE, "uniform", "blocks", block=b))
               for b in blocks}
     ratios = {b: r for b, r in ratios.items() if r is not None}
     if not ratios:
@@ -323,33 +338,33 @@ def c8_block_size_keeps_contention(ev, published):
 
 
 def c9_partition_passes(ev, published):
-    """Holds if every partitioned row reads P x N bytes and partitioned with
-    P = 4 takes 3x..5x per_block's time (about 4x, within 25%) on uniform and lesson_english."""
+    """Holds if every {passes} row reads P x N bytes and {passes} with
+    P = 4 takes 3x..5x {privatized}'s time (about 4x, within 25%) on uniform and lesson_english."""
     if (no := _needs_gpu(ev)):
         return no
-    rows = ev.rows("partitioned")
-    ratios = {i: _ratio(ev.ms("partitioned", i, passes=4), ev.ms("per_block", i)) for i in ("uniform", "lesson_english")}
+    p, multi = 4, ev.kernels["passes"]
+    rows = ev.rows(multi)
+    ratios = {i: _ratio(ev.ms(multi, i, passes=p), ev.ms(PRIVATIZED, i)) for i in ("uniform", "lesson_english")}
     if not rows or None in ratios.values():
-        return _missing("partitioned P=4 and per_block rows on uniform and lesson_english")
+        return _missing(f"{name(multi)} P={p} and {name(PRIVATIZED)} rows on uniform and lesson_english")
     reads_ok = all(r["bytes_read"] == r["policy"]["passes"] * r["size"] for r in rows)
-    prose = _ratio(ev.ms("partitioned", "prose", passes=4), ev.ms("per_block", "prose"))
-    figures = ("bytes read = P x N on every row" if reads_ok else "some rows do not read P x N bytes") + "; P=4 / " \
-        + "per_block: " + ", ".join(f"{i} {fmt.ratio(r, 2)}" for i, r in ratios.items()) \
+    prose = _ratio(ev.ms(multi, "prose", passes=p), ev.ms(PRIVATIZED, "prose"))
+    figures = ("bytes read = P x N on every row" if reads_ok else "some rows do not read P x N bytes") + \
+        f"; P={p} / {name(PRIVATIZED)}: " + ", ".join(f"{i} {fmt.ratio(r, 2)}" for i, r in ratios.items()) \
         + (f" (prose {fmt.ratio(prose, 2)})" if prose else "")
-    p = 4
     return decided(reads_ok and all(p * (1 - ABOUT) <= r <= p * (1 + ABOUT) for r in ratios.values()), figures)
 
 
 def c10_flat_on_ampere(ev, published):
-    """Per GPU generation: on compute capability 8.0 or later, holds if per_block's
+    """Per GPU generation: on compute capability 8.0 or later, holds if {privatized}'s
     best/worst Mpix/s over the distinct_K sweep is at most 1.10 (flat); before 8.0,
     holds if it exceeds 10 (an order of magnitude)."""
     if (no := _needs_gpu(ev)):
         return no
-    series = ev.sweep("per_block")
+    series = ev.sweep(PRIVATIZED)
     cc = ev.compute_capability()
     if not series:
-        return _missing("per_block sweep rows")
+        return _missing(f"{name(PRIVATIZED)} sweep rows")
     if cc is None:
         return unmeasurable("the GPU's compute capability is not recorded")
     spread = max(series.values()) / min(series.values())
@@ -361,13 +376,14 @@ def c10_flat_on_ampere(ev, published):
 
 
 def c11_per_warp_copies(ev, published):
-    """Holds if per_warp gives each warp its own copy (block / copies = 32 threads
-    share a counter, against per_block's whole block) and uses copies x per_block's shared memory."""
+    """Holds if {copies} gives each warp its own copy (block / copies = 32 threads
+    share a counter, against {privatized}'s whole block) and uses copies x {privatized}'s shared memory."""
     if (no := _needs_gpu(ev)):
         return no
-    warp, block = ev.row("per_warp"), ev.row("per_block")
+    copies = ev.kernels["copies"]
+    warp, block = ev.row(copies), ev.row(PRIVATIZED)
     if not warp or not block:
-        return _missing("per_warp and per_block rows")
+        return _missing(f"{name(copies)} and {name(PRIVATIZED)} rows")
     wp, bp = warp["policy"], block["policy"]
     sharing_warp, sharing_block = wp["block"] // wp["copies"], bp["block"] // bp["copies"]
     shared_ratio = wp["shared_bytes"] / bp["shared_bytes"] if bp["shared_bytes"] else None
@@ -383,12 +399,12 @@ def c12_shared_memory_limits(ev, published):
     (shared per SM // shared per block == 1); does not hold if more fit."""
     if (no := _needs_gpu(ev)):
         return no
-    per_block, per_sm = ev.device("shared_per_block"), ev.device("shared_per_sm")
-    if not per_block or not per_sm:
+    block_bytes, per_sm = ev.device("shared_per_block"), ev.device("shared_per_sm")
+    if not block_bytes or not per_sm:
         return _missing("shared memory per block and per SM (GPU record)")
-    per_block, per_sm = int(per_block), int(per_sm)
-    fit = per_sm // per_block
-    figures = (f"{fmt.count(per_block)} B per block = {fmt.count(per_block // COUNTER_BYTES)} bins; "
+    block_bytes, per_sm = int(block_bytes), int(per_sm)
+    fit = per_sm // block_bytes
+    figures = (f"{fmt.count(block_bytes)} B per block = {fmt.count(block_bytes // COUNTER_BYTES)} bins; "
                f"{fmt.count(per_sm)} B per SM fits {fit} such block{'s' if fit != 1 else ''}")
     return decided(fit == 1, figures)
 
@@ -448,18 +464,18 @@ def published_label(source):
     return f"{source.gpu} / CUDA {source.cuda} / {driver} (published)"
 
 
-def environments(runs, published):
+def environments(runs, published, kernels):
     """Published sources first, then ours grouped by GPU, toolchain and driver in the order the runs (oldest
     first) show them. CPU toolchains are left out (every claim is about CUDA kernels), and so are A/A control
     entries (each repeats a toolchain already audited)."""
-    envs = [Environment(published_label(s), (PublishedLessonEvidence(s),)) for s in published.lesson]
-    envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v),))
+    envs = [Environment(published_label(s), (PublishedLessonEvidence(s, kernels),)) for s in published.lesson]
+    envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v, kernels),))
              for g, v in published.table_16_4.items()]
     ours = {}
     for run in runs:
         for tc in run.toolchains(controls=False):
             if tc != "cpu":
-                ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc))
+                ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc, kernels))
     return envs + [Environment(label, tuple(members)) for label, members in ours.items()]
 
 
@@ -474,31 +490,47 @@ def combine(findings):
     return Finding(MIXED, "; ".join(f"{f.status}: {f.figures}" for f in decided))
 
 
+@dataclass(frozen=True)
+class Audit:
+    envs: list          # [Environment]: published sources first, then ours
+    combined: dict      # {(claim id, environment label): Finding}
+    each: dict          # {(claim id, member label): Finding}
+    kernels: dict       # claim_kernels: what the rules call each kernel
+
+    @property
+    def ours(self):
+        return [e for e in self.envs if not e.published]
+
+
 def audit(runs, published):
-    """(environments, {(claim id, environment label): Finding}, {(claim id, member label): Finding})."""
-    envs = environments(runs, published)
+    """Every claim decided for every environment and for each of its members."""
+    kernels = claim_kernels(runs)
+    envs = environments(runs, published, kernels)
     each = {(cid, ev.label): decide(ev, published) for env in envs for ev in env.members for cid, _, decide in CLAIMS}
     combined = {(cid, env.label): combine([each[(cid, ev.label)] for ev in env.members])
                 for env in envs for cid, _, _ in CLAIMS}
-    return envs, combined, each
+    return Audit(envs, combined, each, kernels)
 
 
-def summary_table(envs, combined):
-    rows = [[env.label] + [SHORT[combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in envs]
+# ---- the tables ----
+
+def summary_table(a):
+    rows = [[env.label] + [SHORT[a.combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in a.envs]
     return Table("The course text's claims, per environment", ["environment"] + [cid for cid, _, _ in CLAIMS], rows,
                  ["holds / NO (does not hold) / - (not measurable here) / mixed (the runs of one environment "
                   "disagree); environment: GPU / toolchain / driver."], align="l" + "c" * len(CLAIMS))
 
 
-def claim_tables(envs, each):
+def claim_tables(a):
     """Per claim: its rule and, per environment and member, the verdict and deciding figures.
     Published sources with nothing to measure for a claim are left out."""
     tables = []
     for cid, statement, decide in CLAIMS:
-        rows = [[env.label, ev.source_label, each[(cid, ev.label)].status, each[(cid, ev.label)].figures]
-                for env in envs for ev in env.members
-                if each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
-        rule = " ".join(inspect.getdoc(decide).split()) + (f" {TIMED_RULE}" if cid in TIMED else "")
+        rows = [[env.label, ev.source_label, a.each[(cid, ev.label)].status, a.each[(cid, ev.label)].figures]
+                for env in a.envs for ev in env.members
+                if a.each[(cid, ev.label)].status != UNMEASURABLE or not env.published]
+        rule = " ".join(inspect.getdoc(decide).format(**{k: name(v) for k, v in a.kernels.items()}).split()) \
+            + (f" {TIMED_RULE}" if cid in TIMED else "")
         tables.append(Table(f"{cid}: {statement}", ["environment", "evidence", "verdict", "figures"], rows,
                             [f"Rule: {rule}"], align="llll"))
     return tables

@@ -12,7 +12,8 @@ import pathlib
 import re
 from dataclasses import dataclass, field
 
-from plots.results import ResultError, cuda_version
+from plots.published import LESSON_ROLES
+from plots.results import ResultError, cuda_version, registry
 
 NO_AUDIT = "no codegen audit recorded"
 # Shown first, in this order, when two records differ.
@@ -50,7 +51,7 @@ def normalize_arch(arch):
 
 
 def kernel_base(kernel):
-    """'per_block' for 'hs_per_block<unsigned int>': the implementation's name."""
+    """'name' for 'hs_name<unsigned int>': the implementation's name."""
     return re.sub(r"<.*$", "", kernel).removeprefix("hs_")
 
 
@@ -90,7 +91,9 @@ def ptx_hashes(directory):
     return out
 
 
-LESSON_KERNELS = ("sum_bytes", "global", "per_block")   # the kernels the lesson times on its T4
+def lesson_kernels():
+    """Our implementations of the kernels the lesson times on its T4, by role, in data/registry.json's order."""
+    return [e["name"] for e in registry() if e["backend"] == "cuda" and set(LESSON_ROLES.values()) & set(e["roles"])]
 
 
 def _hot_loop(record):
@@ -168,13 +171,6 @@ def difference(base, new, most=4):
 
 def _num(value):
     return "-" if value is None else f"{value:g}"
-
-
-def toolchain_pairs(toolchains):
-    """(older, newer) CUDA toolchains, same compiler first: what a version audit compares."""
-    cuda = sorted((t for t in toolchains if cuda_version(t)), key=lambda t: (cuda_version(t), t))
-    pairs = [(a, b) for i, a in enumerate(cuda) for b in cuda[i + 1:] if cuda_version(a) < cuda_version(b)]
-    return sorted(pairs, key=lambda p: (p[0].split()[0] != p[1].split()[0], p))
 
 
 def from_run(run):

@@ -1,23 +1,23 @@
-"""The figures: each drawn from a computed model, at one column (3.5 in) and at full width (7 in), as PNG
+"""The figures: each drawn from its model (plots/models.py), at one column (3.5 in) and at full width (7 in), as PNG
 (300 dpi), SVG (text kept as text) and PDF.
 
-One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette; published
-figures are drawn hollow (bars hatched, markers open, lines dashed) in their implementation's colour.
+One colour per implementation in every figure, from the Okabe-Ito colour-blind-safe palette, chosen by its role
+(data/registry.json: the first implementation of a role takes the role's colour, any other the next spare one, in
+the registry's order); published figures are drawn hollow (bars hatched, markers open, lines dashed) in their
+implementation's colour.
 Titles say what is shown; which runs, in the caption beside the figure.
 
 Determinism: the Agg backend, a fixed SVG hash salt, no dates or software strings in the metadata, so the
 same data and the same matplotlib give the same bytes.
 """
-from dataclasses import dataclass
-
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
-from plots import stats  # noqa: E402
 from plots.document import FORMATS, WIDE_SUFFIX  # noqa: E402
+from plots.results import registry  # noqa: E402
 
 COLUMN, FULL = 3.5, 7.0   # inches
 WIDTHS = {"": COLUMN, WIDE_SUFFIX: FULL}
@@ -25,10 +25,12 @@ DPI = 300
 METADATA = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None},
             "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None}}
 
-# Okabe-Ito; the two readers that count nothing in black and grey.
-IMPL_COLORS = {"global": "#D55E00", "per_block": "#0072B2", "per_warp": "#56B4E9", "partitioned": "#CC79A7",
-               "lane_shared": "#009E73", "cub": "#E69F00", "sum_bytes": "#000000", "read_floor": "#777777"}
-OTHER_COLOR = "#999999"   # an implementation this palette does not know yet
+# Okabe-Ito by role, the two readers that count nothing in black and grey; the spare ones for a role's second
+# implementation (a second contender, a second subject), in the registry's order.
+ROLE_COLORS = {"baseline": "#D55E00", "privatized": "#0072B2", "contender": "#56B4E9", "subject": "#009E73",
+               "peer": "#E69F00", "reader": "#000000", "floor": "#777777"}
+SPARE_COLORS = ("#CC79A7", "#F0E442")
+OTHER_COLOR = "#999999"   # an implementation this palette has no colour left for
 HATCH = "////"
 MARKERS = "osD^v<>"
 
@@ -39,9 +41,19 @@ plt.rcParams.update({"svg.hashsalt": "histostudy", "svg.fonttype": "none", "pdf.
                      "lines.markersize": 3.5, "legend.frameon": False, "hatch.linewidth": 0.6})
 
 
+def impl_colors():
+    """{implementation: colour} for the GPU implementations of data/registry.json, in its order."""
+    colors, taken, spare = {}, set(), iter(SPARE_COLORS)
+    for e in (e for e in registry() if e["backend"] == "cuda"):
+        own = next((ROLE_COLORS[r] for r in e["roles"] if r in ROLE_COLORS), None)
+        colors[e["name"]] = own if own and own not in taken else next(spare, OTHER_COLOR)
+        taken.add(colors[e["name"]])
+    return colors
+
+
 def color(impl):
-    """An implementation's colour ('per_warp copies=8' is per_warp's)."""
-    return IMPL_COLORS.get(impl.split()[0], OTHER_COLOR)
+    """An implementation's colour (a variant's label, 'name copies=8', takes its implementation's)."""
+    return impl_colors().get(impl.split()[0], OTHER_COLOR)
 
 
 def new_figure(width, height, left=None, **subplots):
@@ -98,13 +110,6 @@ def bar_style(impl, kind):
 
 # ---- the lesson's table: global atomics and the privatized kernel per input ----
 
-@dataclass(frozen=True)
-class LessonBars:
-    inputs: list        # x groups
-    impls: list         # (implementation, label in the legend): the lesson's pair
-    sources: list       # (label, kind, {impl: {input: ms}}): measured GPUs (kind 0, 1) and the published one
-
-
 def lesson_figure(model, width):
     fig, ax = new_figure(width, 2.5 if width == COLUMN else 2.8)
     bars = [(label, kind, impl, name, times) for label, kind, by_impl in model.sources
@@ -128,12 +133,6 @@ def lesson_figure(model, width):
 
 
 # ---- where the bins lie: time against the bins' offset ----
-
-@dataclass(frozen=True)
-class PlacementLines:
-    panels: list        # (title, [(implementation label, input, {offset: time over the series' best})])
-    toolchain: str
-
 
 INPUT_STYLES = {"uniform": ("-", "o"), "lesson_english": ("--", "s"), "one_byte": (":", "^")}
 
@@ -163,15 +162,6 @@ def placement_figure(model, width):
 
 
 # ---- CUDA 13.0 over CUDA 12.6, per kernel ----
-
-@dataclass(frozen=True)
-class VersionRows:
-    rows: list          # (kernel label, Comparison A/B, Comparison A/A or None, published ratio or None)
-    versions: tuple     # ('12.6', '13.0'): the CUDA versions compared
-    ours: str           # 'NVRTC 13.0.88 over 12.6.85'
-    published: str      # 'Tesla T4, CUDA 13.0 over 12.6.85 (published)'
-    band: float = stats.DEFAULT_BAND
-
 
 def _interval(ax, c, y, impl, hollow):
     ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], fmt="s" if hollow else "o",
@@ -208,28 +198,21 @@ def versions_figure(model, width):
 
 # ---- the contention sweep ----
 
-@dataclass(frozen=True)
-class SweepLines:
-    distinct_values: list   # as Table 16-4 orders them
-    series: list            # (implementation, whose: a GPU or a published column, kind, {K: Mpix/s}); kind as
-                            # bar_style's
-
-
 SWEEP_STYLES = {0: "-", 1: "-."}
 
 
 def sweep_figure(model, width):
     fig, ax = new_figure(width, 2.9 if width == COLUMN else 3.0, left=0.24 if width == COLUMN else 0.12)
-    published = [s for s in model.series if s[2] == "published"]
-    for (impl, label, kind, values), marker in zip(model.series, MARKERS * 4):
-        ks = sorted(values)
-        if kind == "published":
-            marker = MARKERS[published.index((impl, label, kind, values)) % len(MARKERS)]
-            ax.plot(ks, [values[k] for k in ks], "--", marker=marker, color=color(impl), markerfacecolor="white",
-                    linewidth=0.8, label=f"{impl}, {label}")
+    published = [s for s in model.series if s.kind == "published"]
+    for s, marker in zip(model.series, MARKERS * 4):
+        ks = sorted(s.values)
+        if s.kind == "published":
+            marker = MARKERS[published.index(s) % len(MARKERS)]
+            ax.plot(ks, [s.values[k] for k in ks], "--", marker=marker, color=color(s.impl), markerfacecolor="white",
+                    linewidth=0.8, label=f"{s.impl}, {s.whose}")
         else:
-            ax.plot(ks, [values[k] for k in ks], SWEEP_STYLES[kind], marker="o", color=color(impl),
-                    alpha=1.0 if kind == 0 else 0.6, label=f"{impl}, {label}")
+            ax.plot(ks, [s.values[k] for k in ks], SWEEP_STYLES[s.kind], marker="o", color=color(s.impl),
+                    alpha=1.0 if s.kind == 0 else 0.6, label=f"{s.impl}, {s.whose}")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(model.distinct_values))
     ax.xaxis.set_minor_locator(NullLocator())
@@ -246,17 +229,6 @@ def sweep_figure(model, width):
 
 
 # ---- performance at 1 GiB: percent of the read floor per input ----
-
-@dataclass(frozen=True)
-class PerfBars:
-    inputs: list
-    impls: list             # implementations, each {input: percent of the read floor}
-    pcts: dict
-    targets: list           # (percent, label): the study's targets
-    ceilings: list          # (percent, label): the shared-memory ceilings
-    floor: str
-    size: str               # '1 GiB'
-
 
 def perf_figure(model, width):
     fig, ax = new_figure(width, 3.0 if width == COLUMN else 3.0)

@@ -14,34 +14,19 @@ Where no step is found it says "flat" and shows the largest move and the noise.
 """
 import argparse
 import pathlib
-import re
 import sys
 from dataclasses import dataclass, field
 
-from plots import codegen, figures, stats
+from plots import codegen, figures, selection, stats
 from plots import table as fmt
-from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, policy_label
+from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, module_entry, policy_label
 from plots.table import Table
 
-# "nvrtc 12.6.85 sm_90" (SASS as the release built it), "nvrtc 12.6.85 compute_90 jit" (PTX, driver-compiled)
-MODULE_LABEL = re.compile(r"^nvrtc (\d+)\.(\d+)\.(\d+) (sm|compute)_(\d+)( jit)?$")
-KINDS = {"sm": "SASS", "compute": "PTX via the driver"}
 MIN_NOISE = 0.005   # a step must exceed 0.5% even where the A/A pair agrees to the last digit
-
-
-def module_entry(toolchain):
-    """(release (12, 6, 85), kind, arch digits) of a module toolchain label, or None."""
-    m = MODULE_LABEL.match(toolchain)
-    return ((int(m[1]), int(m[2]), int(m[3])), KINDS[m[4]], m[5]) if m else None
 
 
 def version_text(release):
     return ".".join(map(str, release))
-
-
-def is_matrix_run(run):
-    """A run holding three or more releases' modules: what the history reads."""
-    return len({module_entry(t)[0] for t in run.toolchains() if module_entry(t)}) >= 3
 
 
 @dataclass
@@ -73,14 +58,6 @@ class Series:
     aa: object            # stats.Comparison of the A/A pair, or None
     steps: list = field(default_factory=list)
 
-    def verdict(self):
-        if self.steps:
-            return "; ".join(f"{'slower' if s.comparison.ratio > 1 else 'faster'} at {version_text(s.release)} "
-                             f"({fmt.ratio(s.comparison.ratio, 3)}, {fmt.interval(s.comparison.ci_low, s.comparison.ci_high)}; "
-                             f"{'front end: PTX changed' if s.front_end else 'back end only' if s.front_end is False else 'PTX not audited'})"
-                             for s in self.steps)
-        return f"flat from {version_text(self.points[0].release)} to {version_text(self.points[-1].release)}"
-
 
 def _noise(aa):
     if aa is None:
@@ -97,6 +74,21 @@ def _step(old, new, noise, series, audit, ptx):
     front = None if key(old) is None or key(new) is None else key(old) != key(new)
     sass = lambda p: codegen.find(audit, series["impl"], label(p), series["arch"], series["bits"])
     return Step(new.release, old.release, c, front, codegen.difference(sass(old), sass(new)))
+
+
+@dataclass(frozen=True)
+class History:
+    run: object
+    series: list        # [Series]
+
+    @property
+    def releases(self):
+        return sorted({p.release for s in self.series for p in s.points})
+
+
+def model(run, audit, ptx):
+    """The History of a release-matrix run: its series, each step told against the codegen audit."""
+    return History(run, history(run, audit, ptx))
 
 
 def history(run, audit, ptx):
@@ -125,13 +117,33 @@ def history(run, audit, ptx):
     return out
 
 
-def history_table(run, model):
+# ---- the table and the figure ----
+
+METHOD = __doc__.split("\n\n")[1].replace("\n", " ")   # what the history does, in a paragraph
+
+
+FRONT_END = {True: "front end: PTX changed", False: "back end only", None: "PTX not audited"}
+
+
+def verdict_words(s):
+    """'slower at 13.1.115 (1.05x, ...; front end: PTX changed)' per step, or 'flat from ... to ...'."""
+    if s.steps:
+        return "; ".join(f"{'slower' if st.comparison.ratio > 1 else 'faster'} at {version_text(st.release)} "
+                         f"({fmt.ratio(st.comparison.ratio, 3)}, "
+                         f"{fmt.interval(st.comparison.ci_low, st.comparison.ci_high)}; {FRONT_END[st.front_end]})"
+                         for st in s.steps)
+    return f"flat from {version_text(s.points[0].release)} to {version_text(s.points[-1].release)}"
+
+
+def history_table(h, shown=None):
+    """The History's series (or those `shown`) with their steps."""
+    shown = h.series if shown is None else shown
     rows = [[s.kernel, s.input, s.kind, f"{fmt.ratio(min(p.relative for p in s.points), 3)}.."
              f"{fmt.ratio(max(p.relative for p in s.points), 3)}",
-             f"±{s.noise:.1%}" + ("" if s.aa else " (no A/A)"), s.verdict(),
+             f"±{s.noise:.1%}" + ("" if s.aa else " (no A/A)"), verdict_words(s),
              "; ".join(f"{version_text(st.previous)} -> {version_text(st.release)}: {st.hot_loop}" for st in s.steps)
-             or "-"] for s in model]
-    releases = sorted({p.release for s in model for p in s.points})
+             or "-"] for s in shown]
+    releases = sorted({p.release for s in shown for p in s.points})
     return Table(f"Every release from {version_text(releases[0])} to {version_text(releases[-1])}, one run on one GPU",
                  ["kernel", "input", "code", "time over the oldest", "A/A noise", "steps", "SASS at each step"], rows,
                  ["time over the oldest: the range over releases of each release's median over the oldest release's, "
@@ -140,15 +152,16 @@ def history_table(run, model):
                   "bootstrap interval against the release before it lies wholly outside that noise.",
                   "front end: the kernel's PTX (comments dropped) changed at that step; back end only: the PTX is "
                   "the same and the assembler (ptxas, or the driver's compiler for PTX) made different SASS.",
-                  f"Run: {run.name}."], align="lllrrll")
+                  f"Run: {h.run.name}."], align="lllrrll")
 
 
 FIGURE_INPUT = "uniform"   # the lesson's first input; the table has every input
 
 
-def history_figure(model, width):
-    """One panel per implementation (partitioned at its default P), on uniform bytes: SASS solid, PTX dashed."""
-    model = [s for s in model if s.input == FIGURE_INPUT and "P=" not in s.kernel]
+def history_figure(h, width):
+    """One panel per implementation (the multi-pass one at its default P), on uniform bytes: SASS solid, PTX
+    dashed."""
+    model = [s for s in h.series if s.input == FIGURE_INPUT and "P=" not in s.kernel]
     kernels = list(dict.fromkeys(s.kernel for s in model))
     fig, axes = figures.new_figure(width, 1.05 * len(kernels) + 0.8, nrows=len(kernels), ncols=1, sharex=True,
                                    squeeze=False)
@@ -183,14 +196,14 @@ def main(argv=None):
     except ResultError as e:
         print(f"history: {e}", file=sys.stderr)
         return 2
-    if not is_matrix_run(run):
+    if not selection.is_matrix_run(run):
         print(f"history: {args.run}: holds fewer than three releases' modules (--toolchain modules:DIR)",
               file=sys.stderr)
         return 2
-    model = history(run, codegen.load_audit(args.codegen), codegen.ptx_hashes(args.codegen))
-    print(history_table(run, model).text())
+    h = model(run, codegen.load_audit(args.codegen), codegen.ptx_hashes(args.codegen))
+    print(history_table(h).text())
     if args.out_dir:
-        figures.both_widths(history_figure, model, args.out_dir, "history")
+        figures.both_widths(history_figure, h, args.out_dir, "history")
     return 0
 
 

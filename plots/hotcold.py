@@ -37,32 +37,40 @@ def cache_pairs(hot_run, cold_run):
             for key, h in _rows(hot_run).items() if key in cold]
 
 
-def l2_bytes(run, pairs):
-    found = gpu_fact(run, pairs[0].hot["toolchain"], L2_KEY) if pairs else None
-    return int(found) if found else None
+@dataclass(frozen=True)
+class HotCold:
+    hot: object         # the hot run
+    cold: object        # the cold run
+    pairs: list         # [CachePair]
+    l2: object          # the GPU's L2 in bytes, or None where its record gives none
+
+    def fits(self, size):
+        """Whether `size` bytes fit the L2; None where its size is not recorded."""
+        return None if self.l2 is None else size <= self.l2
 
 
-def fits_l2(size, l2):
-    return None if l2 is None else size <= l2
+def model(hot_run, cold_run):
+    pairs = cache_pairs(hot_run, cold_run)
+    found = gpu_fact(hot_run, pairs[0].hot["toolchain"], L2_KEY) if pairs else None
+    return HotCold(hot_run, cold_run, pairs, int(found) if found else None)
 
 
 def mib(size):
     return f"{size / MIB:,.1f} MiB"
 
 
-def hot_cold_table(hot_run, cold_run, not_yet):
-    if hot_run is None or cold_run is None:
+def hot_cold_table(m, not_yet):
+    """The table of a HotCold model; one saying `not_yet` for None."""
+    if m is None:
         return Table("Hot against cold samples", ["kernel", "input", "size"], [], [not_yet])
-    pairs = cache_pairs(hot_run, cold_run)
-    l2 = l2_bytes(hot_run, pairs)
     rows = [[kernel_label(p.hot), p.hot["toolchain"], p.hot["input"], f"{p.size:,}",
-             {True: "yes", False: "no", None: fmt.MISSING}[fits_l2(p.size, l2)], fmt.ms(median_ms(p.hot)),
+             {True: "yes", False: "no", None: fmt.MISSING}[m.fits(p.size)], fmt.ms(median_ms(p.hot)),
              fmt.ms(median_ms(p.cold)), fmt.ratio(p.comparison.ratio, 3),
-             fmt.interval(p.comparison.ci_low, p.comparison.ci_high)] for p in pairs]
-    notes = [f"hot: {hot_run.name}; cold: {cold_run.name}; ms: median of the samples; hot/cold: ratio of the "
+             fmt.interval(p.comparison.ci_low, p.comparison.ci_high)] for p in m.pairs]
+    notes = [f"hot: {m.hot.name}; cold: {m.cold.name}; ms: median of the samples; hot/cold: ratio of the "
              f"medians with its {stats.CONFIDENCE:.0%} bootstrap interval (below 1: hot is faster).",
              "fits L2: the input's size against the GPU's L2 as its record gives it ("
-             + (f"{l2:,} bytes, {mib(l2)})." if l2 else "not recorded).")]
+             + (f"{m.l2:,} bytes, {mib(m.l2)})." if m.l2 else "not recorded).")]
     return Table("Hot against cold samples, median ms", ["kernel", "toolchain", "input", "bytes", "fits L2",
                                                           "hot ms", "cold ms", "hot/cold", "95% CI"],
                  rows, notes, align="lllrlrrrr")

@@ -1,22 +1,23 @@
 """The lesson's table for one run, per toolchain, beside the published T4 table.
 
-The lesson compares global atomics with the privatized kernel; on the CPU
-the same pair is the single-thread reference and openmp_private (as
-study/report.cpp prints it).
+The lesson compares global atomics (the baseline) with the privatized
+kernel; on the CPU the same pair is the single-thread reference (the oracle)
+and the OpenMP privatized one (as study/report.cpp prints it). Kernels are
+found by their roles (plots/results.py), never by name.
 """
+from dataclasses import dataclass
+
 from plots import placement
 from plots import table as fmt
-from plots.results import busiest_pct, conditions, is_control, is_timed, median_ms, policy_label, requested_offset
+from plots.published import lesson_name
+from plots.results import (Kernel, busiest_pct, conditions, defined_by, is_control, is_timed, median_ms,
+                           policy_label, requested_offset, roles)
 from plots.table import Table
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
-# Readers with no counting: the floor rows. sum_bytes is the lesson's; the
-# others are whatever the rows name as their floor.
-LESSON_FLOOR = "sum_bytes"
-
-
-def lesson_pair(backend):
-    return ("reference", "openmp_private") if backend == "cpu" else ("global", "per_block")
+LESSON_PAIR = {"cpu": ("oracle", "privatized"), "cuda": ("baseline", "privatized")}   # the roles compared
+READER = "reader"       # the lesson's own floor kernel; the others are whatever the rows name as their floor
+PASSES = "passes"       # the launch-policy field of the lesson's exercise: P passes over the input
 
 
 def lesson_rows(run, toolchain):
@@ -44,7 +45,8 @@ class LessonView:
         self.rows = rows if rows is not None else [r for r in lesson_rows(run, toolchain) if r["size"] == size]
         self.backend = self.rows[0]["backend"]
         self.inputs = list(dict.fromkeys(r["input"] for r in self.rows))
-        self.base, self.private = lesson_pair(self.backend)
+        self.base, self.private = (Kernel(role).name(self.backend, self.rows) for role in LESSON_PAIR[self.backend])
+        self.readers = {r["impl"] for r in self.rows if READER in roles(r)}
         self._timed = {}
         for row in sorted(self.rows, key=lambda r: LESSON_EXPERIMENTS.index(r["experiment"])):  # lesson first
             if is_timed(row):
@@ -63,9 +65,9 @@ class LessonView:
             next((r for r in self.rows if r["input"] == input), None)
 
     def floor_impls(self):
-        """Readers that count nothing: the lesson's sum_bytes and whatever the rows name as their floor."""
+        """Readers that count nothing: the lesson's reader and whatever the rows name as their floor."""
         impls = {r["impl"] for r in self.rows}
-        return sorted({LESSON_FLOOR} | ({r["floor_impl"] for r in self.rows} & impls))
+        return sorted(self.readers | ({r["floor_impl"] for r in self.rows} & impls))
 
 
 def views(run):
@@ -75,6 +77,23 @@ def views(run):
         if row["experiment"] in LESSON_EXPERIMENTS and not is_control(row):
             grouped.setdefault((row["toolchain"], row["size"]), []).append(row)
     return [LessonView(run, toolchain, size, rows) for (toolchain, size), rows in grouped.items()]
+
+
+@dataclass(frozen=True)
+class LessonModel:
+    """One run's lesson tables: a view per toolchain and size, the lesson's T4 table beside them, and the
+    placement run's series (placement.PlacementModel, or None) for the baseline at its best and worst offsets."""
+    run: object
+    views: list
+    t4: object
+    placement: object = None
+
+
+def model(run, published, placement_model=None):
+    return LessonModel(run, views(run), baseline_source(published), placement_model)
+
+
+# ---- the tables ----
 
 
 def _speedup(a, b):
@@ -87,10 +106,12 @@ def bins_note(view):
     return f"{found}." if found else "bins placement: not recorded (a run made before placement was recorded)."
 
 
-def main_table(view, t4, placement_run=None):
+def main_table(view, t4, placement=None):
     title = f"Lesson table: {view.toolchain}, {view.size:,} bytes, median ms ({view.run.name})"
+    base_role, private_role = LESSON_PAIR["cuda"]   # the lesson's own pair, beside ours of either backend
     columns = ["input", "busiest bin", "bins used", f"{view.base} ms", f"{view.private} ms", "speedup",
-               "lesson-method ms", "T4 busiest", "T4 bins", "T4 global ms", "T4 private ms", "T4 speedup"]
+               "lesson-method ms", "T4 busiest", "T4 bins"] + \
+        [f"T4 {lesson_name(role)} ms" for role in (base_role, private_role)] + ["T4 speedup"]
     rows = []
     for input in view.inputs:
         base, priv, any_row = view.row(view.base, input), view.row(view.private, input), view.any_row(input)
@@ -100,14 +121,14 @@ def main_table(view, t4, placement_run=None):
                      fmt.ratio(_speedup(view.ms(view.base, input), view.ms(view.private, input))),
                      " / ".join(fmt.ms(m) for m in lesson_means) if any(lesson_means) else fmt.MISSING,
                      fmt.pct(t4.get("max_bin_pct", input), 2), fmt.count(t4.get("bins_used", input)),
-                     fmt.ms(t4.get("global_ms", input)), fmt.ms(t4.get("private_ms", input)),
+                     fmt.ms(t4.kernel(base_role, "ms", input)), fmt.ms(t4.kernel(private_role, "ms", input)),
                      fmt.ratio(t4.get("speedup", input))])
     notes = [f"ms: median of the per-run samples; lesson-method ms: {view.base} / {view.private} timed the "
              "lesson's way (mean of back-to-back runs after warm-ups), where recorded.",
              f"T4: {t4.label}, {t4.build}, from data/published/ (inputs the lesson did not run show -)."]
     if view.backend != "cpu":
         notes.append(bins_note(view))
-        if placement_run is None:
+        if placement is None:
             notes.append(f"{view.base} at the best and the worst bins placement: not measured yet (no controlled "
                          "placement run).")
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}"
@@ -122,18 +143,18 @@ def floor_table(view, t4):
         for input in view.inputs:
             row = view.row(impl, input)
             if row:
-                published = impl == LESSON_FLOOR and input == view.inputs[0]  # the lesson measured it once
+                published = impl in view.readers and input == view.inputs[0]  # the lesson measured it once
                 rows.append([impl, input, fmt.ms(median_ms(row)), fmt.number(row["gbps"]),
-                             fmt.ms(t4.get("sum_bytes_ms")) if published else fmt.MISSING,
-                             fmt.number(t4.get("sum_bytes_gbs")) if published else fmt.MISSING])
+                             fmt.ms(t4.kernel(READER, "ms")) if published else fmt.MISSING,
+                             fmt.number(t4.kernel(READER, "gbs")) if published else fmt.MISSING])
     return Table(title, ["floor", "input", "ms", "GB/s", "T4 ms", "T4 GB/s"], rows, align="llrrrr")
 
 
 def atomics_table(view, t4):
     first = view.inputs[0]
     base_row = view.row(view.base, first)
-    published = {"global": t4.get("global_atomics_global_kernel"),
-                 "per_block": t4.get("global_atomics_private_kernel")}
+    published = {view.base: t4.global_atomics(LESSON_PAIR[view.backend][0]),
+                 view.private: t4.global_atomics(LESSON_PAIR[view.backend][1])}
     floors = view.floor_impls()
     rows = []
     for row in (r for r in view.rows if r["input"] == first and is_timed(r) and r["impl"] not in floors):
@@ -141,7 +162,7 @@ def atomics_table(view, t4):
         factor = base_row["global_atomics"] / atomics if base_row and base_row["global_atomics"] and atomics else None
         rows.append([row["impl"], policy_label(row), fmt.count(atomics) if atomics is not None else "hidden by library",
                      fmt.ratio(factor), fmt.count(published.get(row["impl"]))])
-    notes = ["Declared per implementation (study/registry.cpp): one per byte for global, blocks x 256 for a "
+    notes = [f"Declared per implementation (study/registry.cpp): one per byte for {view.base}, blocks x 256 for a "
              "block-privatized kernel; not counted by a profiler."]
     return Table(f"Global atomic updates per run: {view.toolchain}, {first}",
                  ["impl", "policy", "global atomics", f"fewer than {view.base}", "T4 (published)"], rows, notes,
@@ -149,27 +170,29 @@ def atomics_table(view, t4):
 
 
 def partitioned_table(view):
-    passes = sorted({r["policy"]["passes"] for r in view.rows if r["impl"] == "partitioned"})
-    if not passes:
+    exercise = defined_by(view.rows, PASSES)
+    if not exercise:
         return None
+    impl = exercise[0]
+    passes = sorted({r["policy"]["passes"] for r in view.rows if r["impl"] == impl})
     rows = []
     for input in view.inputs:
         private = view.ms(view.private, input)
         cells = [input, fmt.ms(private)]
         for p in passes:
-            t = view.ms("partitioned", input, p)
+            t = view.ms(impl, input, p)
             cells.append(f"{fmt.ms(t)} ({fmt.ratio(_speedup(t, private))})" if t else fmt.MISSING)
         rows.append(cells)
     notes = ["The lesson's exercise: P passes, each privatizing 256/P bins and reading all N bytes (P x N in all); "
              f"in brackets, the time over {view.private}'s."]
-    return Table(f"Exercise, partitioned: {view.toolchain}, median ms",
+    return Table(f"Exercise, {impl}: {view.toolchain}, median ms",
                  ["input", f"{view.private} ms"] + [f"P={p} ms" for p in passes], rows, notes)
 
 
-def by_placement_table(view, placement_run, series):
-    """The baseline (global) row at the placement run's best and worst bins offset, beside the lesson run's;
-    None where the placement run's `series` have none for the view's toolchain."""
-    found = {s.input: s for s in series if s.kernel == view.base and s.toolchain == view.toolchain}
+def by_placement_table(view, placement):
+    """The baseline's row at the placement run's best and worst bins offset, beside the lesson run's;
+    None where the placement run (a placement.PlacementModel) has no series of it for the view's toolchain."""
+    found = {s.input: s for s in placement.series if s.kernel == view.base and s.toolchain == view.toolchain}
     rows = []
     for input in (i for i in view.inputs if i in found):
         s, row, priv = found[input], view.row(view.base, input), view.ms(view.private, input)
@@ -181,8 +204,8 @@ def by_placement_table(view, placement_run, series):
         rows.append(cells)
     if not rows:
         return None
-    source = "the lesson run itself" if placement_run.path == view.run.path else \
-        f"{placement_run.path}, a different file from the lesson run {view.run.path}"
+    source = "the lesson run itself" if placement.run.path == view.run.path else \
+        f"{placement.run.path}, a different file from the lesson run {view.run.path}"
     notes = [f"Best, worst: the bins offset (bytes past a 2 MiB boundary) of the lowest and highest median of "
              f"{view.base} in the placement run, {source}; speedup: that time over {view.private}'s in the lesson "
              "run."]
@@ -191,16 +214,16 @@ def by_placement_table(view, placement_run, series):
                   "speedup at best", "worst offset", "worst ms", "speedup at worst"], rows, notes)
 
 
-def lesson_tables(run, published, placement_run=None):
-    """Every lesson table of `run`: per toolchain and size, the main table,
-    the baseline by bins placement (from `placement_run`), the floor rows,
-    the atomic counts and the partitioned rows."""
-    t4 = baseline_source(published)
-    series = placement.all_series(placement_run) if placement_run else []
+def lesson_tables(m):
+    """Every table of a LessonModel: per toolchain and size, the main table,
+    the baseline by bins placement, the floor rows, the atomic counts and the
+    exercise's passes."""
+    t4 = m.t4
     tables = []
-    for view in views(run):
-        tables.append(main_table(view, t4, placement_run))
-        by_placement = by_placement_table(view, placement_run, series) if view.backend != "cpu" and series else None
+    for view in m.views:
+        tables.append(main_table(view, t4, m.placement))
+        by_placement = by_placement_table(view, m.placement) if view.backend != "cpu" and m.placement and \
+            m.placement.series else None
         if by_placement:
             tables.append(by_placement)
         tables.append(floor_table(view, t4))
@@ -233,8 +256,9 @@ def main(argv=None):
     if not table_keys(run):
         print(f"lesson: {args.run}: no lesson rows", file=sys.stderr)
         return 2
-    placement_run = run if run.has_gpu_rows(placement.EXPERIMENT) else None
-    print("\n".join(t.latex() if args.latex else t.markdown() for t in lesson_tables(run, published, placement_run)))
+    placed = placement.model(run) if run.has_gpu_rows(placement.EXPERIMENT) else None
+    tables = lesson_tables(model(run, published, placed))
+    print("\n".join(t.latex() if args.latex else t.markdown() for t in tables))
     return 0
 
 

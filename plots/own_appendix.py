@@ -14,8 +14,7 @@ import os
 import pathlib
 import sys
 
-from plots import appendix, codegen, make_all, selection
-from plots.published import load_published
+from plots import make_all, selection
 from plots.results import ResultError, load_run
 
 REPO = make_all.REPO
@@ -36,10 +35,9 @@ def link(target, out_dir):
 def study_of(runs, out_dir):
     """Your runs, chosen by content, with the study's beside them."""
     data = REPO / "data"
-    return appendix.Study(selection.by_content(runs, "your runs"), load_published(data / "published", "data/published/"),
-                          codegen.load_audit(data / "codegen", "data/codegen/"), beside=selection.load(data, "data/"),
-                          paper_link=f"[the study's appendix]({link(REPO / 'paper' / 'appendix.md', out_dir)})",
-                          spec_link=link(REPO / "docs" / "study-spec.md", out_dir), releases=make_all.releases(data))
+    return make_all.gather(data, selection.by_content(runs, "your runs"), beside=selection.load(data, "data/"),
+                           paper_link=f"[the study's appendix]({link(REPO / 'paper' / 'appendix.md', out_dir)})",
+                           spec_link=link(REPO / "docs" / "study-spec.md", out_dir))
 
 
 def run_paths(given):

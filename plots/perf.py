@@ -6,9 +6,11 @@ run, the subject kernel's ratio to CUB, the study's targets with verdicts,
 and the shared-memory microbenchmark the run records at its top level
 (`hardware`, data/schema/README.md).
 
-CPU: for each CPU, the run plots/selection.py picks: openmp_fast against
-openmp_private and the single-thread reference on every input, as GB/s and
-percent of the parallel read floor of the same run.
+CPU: for each CPU, the run plots/selection.py picks: the CPU's subject against
+its privatized implementation and the single-thread reference (the oracle) on
+every input, as GB/s and percent of the parallel read floor of the same run.
+
+Implementations are found by their roles (plots/results.py), never by name.
 """
 import re
 from dataclasses import dataclass
@@ -16,15 +18,14 @@ from dataclasses import dataclass
 from plots import stats
 from plots import table as fmt
 from plots.environment import NOT_RECORDED, executor_describe, find_value, gpu_line, gpu_record, toolchain_line
-from plots.results import find_row, find_rows
+from plots.results import Kernel, find_row, find_rows, roles
+from plots.selection import CPU_EXPERIMENTS
 from plots.table import Table
 
 EXPERIMENT = "perf"
-SUBJECT = "lane_shared"      # our fastest GPU kernel, the one the targets are set for
-BASELINE = "cub"             # CUB HistogramEven
-CPU_SUBJECT = "openmp_fast"
-CPU_RIVALS = ("openmp_private", "reference")
-CPU_EXPERIMENTS = ("lesson", "sweep", "custom")
+SUBJECT = Kernel("subject")  # our fastest kernel, the one the targets are set for (on the CPU too)
+PEER = Kernel("peer")        # CUB HistogramEven
+PRIVATIZED, ORACLE = Kernel("privatized"), Kernel("oracle")   # the CPU subject's rivals
 NOT_HERE = "not measurable here"
 MET, NOT_MET = "met", "not met"
 
@@ -55,11 +56,6 @@ def required_pct(input):
     return None
 
 
-def has_cpu_rows(run, impl=None):
-    return any(r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS and impl in (None, r["impl"])
-               for r in run.rows)
-
-
 # ---- the GPU perf run --------------------------------------------------------
 
 class PerfView:
@@ -73,9 +69,11 @@ class PerfView:
         self.size = rows[0]["size"]
         self.inputs = list(dict.fromkeys(r["input"] for r in rows))
         self.floor = rows[0]["floor_impl"]
+        self.subject, self.peer = SUBJECT.name("cuda", rows), PEER.name("cuda", rows)
         impls = list(dict.fromkeys(r["impl"] for r in rows if r["impl"] != self.floor))
-        self.impls = sorted(impls, key=lambda i: (i != SUBJECT, impls.index(i)))  # the subject first
+        self.impls = sorted(impls, key=lambda i: (i != self.subject, impls.index(i)))  # the subject first
         self.failed = [r for r in rows if not r["check"]["passed"]]
+        self.checks = threshold_checks(self)
 
     def row(self, impl, input):
         return find_row(self.run, experiment=EXPERIMENT, toolchain=self.toolchain, impl=impl, input=input)
@@ -123,16 +121,16 @@ class Check:
         return MET if self.measured >= self.required else NOT_MET
 
 
-def threshold_checks(view, subject=SUBJECT, baseline=BASELINE):
-    """The targets for `subject`, one check per input plus the ratio to CUB."""
+def threshold_checks(view):
+    """The targets for the subject, one check per input plus the ratio to CUB."""
     checks = []
     for input in view.inputs:
         need = required_pct(input)
         if need is not None:
             what = f">= {need:g}% of floor"
-            checks.append(Check(what, input, view.pct(subject, input), need, "pct"))
-    checks.append(Check(f">= {CUB_RATIO:g}x {baseline}", CUB_RATIO_INPUT,
-                        view.ratio(subject, baseline, CUB_RATIO_INPUT), CUB_RATIO, "ratio"))
+            checks.append(Check(what, input, view.pct(view.subject, input), need, "pct"))
+    checks.append(Check(f">= {CUB_RATIO:g}x {view.peer}", CUB_RATIO_INPUT,
+                        view.ratio(view.subject, view.peer, CUB_RATIO_INPUT), CUB_RATIO, "ratio"))
     return checks
 
 
@@ -160,25 +158,25 @@ def _cell(view, impl, input, digits=0):
 def gpu_table(view):
     title = (f"Performance: {view.toolchain}, {view.size:,} bytes, GB/s (percent of the read floor) "
              f"({view.run.name})")
-    columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in view.impls] + \
-        [f"{SUBJECT} / {BASELINE}"]
+    s, b = view.subject, view.peer
+    columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in view.impls] + [f"{s} / {b}"]
     rows = [[input, fmt.number(view.gbps(view.floor, input), 0)] + [_cell(view, i, input) for i in view.impls]
-            + [fmt.ratio(view.ratio(SUBJECT, BASELINE, input), 2)] for input in view.inputs]
+            + [fmt.ratio(view.ratio(s, b, input), 2)] for input in view.inputs]
     notes = [f"GB/s: bytes read over the median time; % floor: over {view.floor}'s GB/s on the same input in the "
-             f"same run; {SUBJECT} / {BASELINE}: ratio of GB/s."]
+             f"same run; {s} / {b}: ratio of GB/s."]
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
     return Table(title, columns, rows, notes, align="l" + "r" * (len(columns) - 1))
 
 
 def threshold_table(view):
-    checks = threshold_checks(view)
+    checks = view.checks
     rows = [[c.requirement, c.input, show(c), _required(c), c.verdict] for c in checks]
-    notes = [f"The targets: {SUBJECT} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
+    notes = [f"The targets: {view.subject} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
              f"{', '.join(HIGH_INPUTS)} and distinct_k for k <= {HIGH_MAX_K}; >= {LOW_PCT:g}% on "
-             f"{', '.join(LOW_INPUTS)} and distinct_k for k >= {LOW_MIN_K}; >= {CUB_RATIO:g}x {BASELINE} on "
+             f"{', '.join(LOW_INPUTS)} and distinct_k for k >= {LOW_MIN_K}; >= {CUB_RATIO:g}x {view.peer} on "
              f"{CUB_RATIO_INPUT}. Percents are shown to one decimal; the verdict compares the unrounded figure.",
              f"All targets: {overall(checks)}."]
-    return Table(f"Performance targets: {SUBJECT} ({view.run.name})", ["requirement", "input", "measured",
+    return Table(f"Performance targets: {view.subject} ({view.run.name})", ["requirement", "input", "measured",
                                                                        "required", "verdict"],
                  rows, notes, align="llrrl")
 
@@ -242,7 +240,10 @@ class CpuView:
         self.rows = rows
         self.inputs = list(dict.fromkeys(r["input"] for r in rows))
         self.floor = rows[0]["floor_impl"]
+        self.subject, self.privatized, self.oracle = (k.name("cpu", rows) for k in (SUBJECT, PRIVATIZED, ORACLE))
+        self.rivals = (self.privatized, self.oracle)
         self.failed = [r for r in rows if not r["check"]["passed"]]
+        self.ahead, self.verdict, self.margin = cpu_ahead(self), cpu_verdict(self), cpu_margins(self)
 
     def row(self, impl, input):
         return next((r for e in CPU_EXPERIMENTS for r in find_rows(self.run, experiment=e, backend="cpu",
@@ -261,17 +262,17 @@ class CpuView:
         return row["policy"]["threads"] if row else None
 
     def compare(self, rival, input):
-        """Bootstrap comparison of openmp_fast's times over the rival's (below 1: fast is faster)."""
-        a, b = self.row(rival, input), self.row(CPU_SUBJECT, input)
+        """Bootstrap comparison of the subject's times over the rival's (below 1: the subject is faster)."""
+        a, b = self.row(rival, input), self.row(self.subject, input)
         return stats.compare_samples(a["samples_ms"], b["samples_ms"]) if a and b else None
 
 
 def cpu_ahead(view):
-    """{input: True/False/None}: openmp_fast's median GB/s above every rival's on that input."""
+    """{input: True/False/None}: the subject's median GB/s above every rival's on that input."""
     out = {}
     for input in view.inputs:
-        fast = view.gbps(CPU_SUBJECT, input)
-        rivals = [view.gbps(r, input) for r in CPU_RIVALS]
+        fast = view.gbps(view.subject, input)
+        rivals = [view.gbps(r, input) for r in view.rivals]
         out[input] = None if fast is None or None in rivals else all(fast > r for r in rivals)
     return out
 
@@ -284,51 +285,53 @@ def cpu_verdict(view):
 
 
 def cpu_margins(view):
-    """(smallest openmp_fast / rival GB/s ratio, rival, input) over every input and rival."""
-    found = [(view.gbps(CPU_SUBJECT, i) / view.gbps(r, i), r, i) for i in view.inputs for r in CPU_RIVALS
-             if view.gbps(CPU_SUBJECT, i) and view.gbps(r, i)]
+    """(smallest subject / rival GB/s ratio, rival, input) over every input and rival."""
+    s = view.subject
+    found = [(view.gbps(s, i) / view.gbps(r, i), r, i) for i in view.inputs for r in view.rivals
+             if view.gbps(s, i) and view.gbps(r, i)]
     return min(found) if found else None
 
 
 def cpu_table(view):
-    impls = (view.floor, "reference", "openmp_private", CPU_SUBJECT)
+    s, priv, oracle = view.subject, view.privatized, view.oracle
+    impls = (view.floor, oracle, priv, s)
     columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in impls[1:]] + \
-        [f"{CPU_SUBJECT} / {r}" for r in CPU_RIVALS] + ["ahead of both", "bootstrap vs openmp_private"]
-    ahead = cpu_ahead(view)
+        [f"{s} / {r}" for r in view.rivals] + ["ahead of both", f"bootstrap vs {priv}"]
+    ahead = view.ahead
     rows = []
     for input in view.inputs:
         cells = [input, fmt.number(view.gbps(view.floor, input), 2)]
         cells += [f"{fmt.number(view.gbps(i, input), 2)} ({fmt.pct(view.pct(i, input))})" if view.gbps(i, input)
                   else fmt.MISSING for i in impls[1:]]
-        cells += [fmt.ratio(view.gbps(CPU_SUBJECT, input) / view.gbps(r, input), 2)
-                  if view.gbps(CPU_SUBJECT, input) and view.gbps(r, input) else fmt.MISSING for r in CPU_RIVALS]
+        cells += [fmt.ratio(view.gbps(s, input) / view.gbps(r, input), 2)
+                  if view.gbps(s, input) and view.gbps(r, input) else fmt.MISSING for r in view.rivals]
         cells.append({True: "yes", False: "NO", None: NOT_HERE}[ahead[input]])
-        c = view.compare("openmp_private", input)
+        c = view.compare(priv, input)
         cells.append(f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 2)})" if c else fmt.MISSING)
         rows.append(cells)
     host = view.run.environment["host"]
     notes = [f"{host['cpu_model']}, {host['logical_cores']} logical cores; threads: "
              + ", ".join(f"{i} {view.threads(i)}" for i in impls) + ".",
              f"GB/s over the median time; % floor: over {view.floor}'s GB/s on the same input in the same run. "
-             "Ahead of both: openmp_fast's median GB/s above reference's and openmp_private's.",
-             f"Bootstrap: openmp_fast's median time over openmp_private's with its {stats.CONFIDENCE:.0%} interval "
+             f"Ahead of both: {s}'s median GB/s above {oracle}'s and {priv}'s.",
+             f"Bootstrap: {s}'s median time over {priv}'s with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1/{stats.DEFAULT_BAND:g}.",
-             f"openmp_fast ahead of openmp_private and reference on every input: "
-             f"{cpu_verdict(view)}."]
+             f"{s} ahead of {priv} and {oracle} on every input: "
+             f"{view.verdict}."]
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
-    return Table(f"CPU: {CPU_SUBJECT} against openmp_private and reference, {view.size:,} bytes ({view.run.name})",
+    return Table(f"CPU: {s} against {priv} and {oracle}, {view.size:,} bytes ({view.run.name})",
                  columns, rows, notes, align="l" + "r" * (len(columns) - 3) + "ll")
 
 
 # ---- the lesson's size ---------------------------------------------------------
 
 SMALL_EXPERIMENTS = ("lesson", "sweep")  # the lesson's 67,109,475 bytes, every input
-READERS = ("sum_bytes", "read_floor")      # the GPU floors: they read every byte and count nothing
+READERS = {"reader", "floor"}             # the GPU floors' roles: they read every byte and count nothing
 
 
 @dataclass(frozen=True)
 class SmallRace:
-    """lane_shared against the fastest other counting implementation on one input."""
+    """The subject against the fastest other counting implementation on one input."""
     input: str
     subject: dict
     rival: dict
@@ -343,14 +346,14 @@ def small_races(lesson_run):
     """Per input of the run's GPU lesson and sweep rows, with the toolchain that ran the library
     peer too: the subject against the fastest other implementation that counts."""
     rows = [r for r in lesson_run.rows if r["backend"] == "cuda" and r["experiment"] in SMALL_EXPERIMENTS
-            and r["check"]["passed"] and r["samples_ms"] and r["impl"] not in READERS]
-    toolchain = next((r["toolchain"] for r in rows if r["impl"] == BASELINE), None)
+            and r["check"]["passed"] and r["samples_ms"] and not READERS & set(roles(r))]
+    toolchain = next((r["toolchain"] for r in rows if PEER.picks(r)), None)
     races = []
     for input in dict.fromkeys(r["input"] for r in rows):
         here = [r for r in rows if r["input"] == input and r["toolchain"] == toolchain]
-        subject = next((r for r in here if r["impl"] == SUBJECT), None)
-        others = [r for r in here if r["impl"] != SUBJECT]
-        if subject is None or not others:
+        subject = next((r for r in here if SUBJECT.picks(r)), None)
+        others = [r for r in here if r["impl"] != subject["impl"]] if subject else []
+        if not others:
             continue
         rival = min(others, key=lambda r: r["summary_ms"]["median"])
         races.append(SmallRace(input, subject, rival,
@@ -364,11 +367,31 @@ def small_verdict(races):
     return MET if all(r.fastest for r in races) else NOT_MET
 
 
-def small_table(lesson_run):
+@dataclass(frozen=True)
+class Small:
+    """The subject at the lesson's size: the lesson run and its races."""
+    run: object
+    races: list         # [SmallRace]
+    subject: str        # the subject's name
+
+    @property
+    def verdict(self):
+        return small_verdict(self.races)
+
+
+def small_model(lesson_run):
+    """The subject's races in a lesson run with GPU rows, or None."""
+    if lesson_run is None or not lesson_run.has_gpu_rows():
+        return None
     races = small_races(lesson_run)
+    return Small(lesson_run, races, races[0].subject["impl"] if races else SUBJECT.name("cuda", lesson_run.rows))
+
+
+def small_table(m):
+    races, name, lesson_run = m.races, m.subject, m.run
     if not races:
-        return Table(f"{SUBJECT} at the lesson's size", ["input"], [],
-                     [f"{NOT_HERE}: the newest lesson run has no GPU rows of {SUBJECT} beside another kernel."])
+        return Table(f"{name} at the lesson's size", ["input"], [],
+                     [f"{NOT_HERE}: the newest lesson run has no GPU rows of {name} beside another kernel."])
     size = races[0].subject["size"]
     rows = []
     for r in races:
@@ -377,31 +400,31 @@ def small_table(lesson_run):
         rows.append([r.input, f"{s['median']:.4f} ({s['p10']:.4f}..{s['p90']:.4f})", r.rival["impl"],
                      f"{v['median']:.4f} ({v['p10']:.4f}..{v['p90']:.4f})", fmt.ratio(1 / c.ratio, 2),
                      f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 3)})"])
-    notes = [f"Toolchain {races[0].subject['toolchain']}; {SUBJECT} with {races[0].subject['policy']['grid']} x "
+    notes = [f"Toolchain {races[0].subject['toolchain']}; {name} with {races[0].subject['policy']['grid']} x "
              f"{races[0].subject['policy']['block']}; ms: median (p10..p90) of the per-run samples. Rival: the "
              "other implementation that counts with the lowest median on that input.",
-             f"Bootstrap: {SUBJECT}'s median time over the rival's with its {stats.CONFIDENCE:.0%} interval "
+             f"Bootstrap: {name}'s median time over the rival's with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1.",
-             f"{SUBJECT} has the lowest median on every input: {small_verdict(races)}; the interval "
+             f"{name} has the lowest median on every input: {m.verdict}; the interval "
              f"lies below 1 on {sum(r.comparison.verdict == stats.FASTER for r in races)} of {len(races)} inputs."]
-    return Table(f"{SUBJECT} against the fastest other kernel at {size:,} bytes ({lesson_run.name})",
-                 ["input", f"{SUBJECT} ms", "rival", "rival ms", "speedup", "bootstrap"], rows, notes,
+    return Table(f"{name} against the fastest other kernel at {size:,} bytes ({lesson_run.name})",
+                 ["input", f"{name} ms", "rival", "rival ms", "speedup", "bootstrap"], rows, notes,
                  align="lrlrrl")
 
 
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(perf_run, cpu_runs, lesson_run, not_yet):
-    if perf_run:
-        view = PerfView(perf_run)
+def perf_tables(view, small, cpus, not_yet):
+    """The GPU's PerfView tables (`not_yet` where None), the subject at the lesson's size (a Small, or None),
+    and a table per CpuView."""
+    if view:
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
         tables = [Table("Performance (GPU)", ["input"], [], [not_yet])]
-    if lesson_run and lesson_run.has_gpu_rows():
-        tables.append(small_table(lesson_run))
-    with_subject = [run for run in cpu_runs if has_cpu_rows(run, CPU_SUBJECT)]
-    tables += [cpu_table(CpuView(run)) for run in with_subject]
-    if not with_subject:
+    if small:
+        tables.append(small_table(small))
+    tables += [cpu_table(cpu) for cpu in cpus]
+    if not cpus:
         tables.append(Table("Performance (CPU)", ["input"], [],
-                            [f"{NOT_HERE}: no run in data/runs holds CPU rows of {CPU_SUBJECT}."]))
+                            [f"{NOT_HERE}: no run in data/runs holds CPU rows of {SUBJECT.name('cpu')}."]))
     return tables

@@ -12,7 +12,7 @@ from functools import reduce
 
 from plots import stats
 from plots import table as fmt
-from plots.results import is_control, is_timed, kernel_label, median_ms, requested_offset
+from plots.results import is_control, is_timed, kernel_label, median_ms, requested_offset, roles
 from plots.table import Table
 
 EXPERIMENT = "placement"
@@ -31,11 +31,12 @@ class Series:
     def control(self):
         return is_control(next(iter(self.rows.values())))
 
+    @property
+    def roles(self):
+        return roles(next(iter(self.rows.values())))
+
     def medians(self):
         return {o: median_ms(r) for o, r in self.rows.items()}
-
-    def band(self, pct):
-        return {o: stats.percentile(r["samples_ms"], pct) for o, r in self.rows.items()}
 
     @property
     def best(self):
@@ -81,19 +82,15 @@ def placement_rows(run):
             and r["impl"] != r["floor_impl"]]
 
 
-def all_series(run):
-    """[Series] in row order of kernel and input, toolchains in the run's order."""
+def all_series(rows, toolchains):
+    """[Series] of placement rows, in row order of kernel and input, `toolchains` in the run's order."""
     grouped = {}
-    for row in placement_rows(run):
+    for row in rows:
         key = (kernel_label(row), row["input"], row["toolchain"])
         grouped.setdefault(key, {})[requested_offset(row)] = row
-    cases, toolchains = list(dict.fromkeys(k[:2] for k in grouped)), run.toolchains()
+    cases = list(dict.fromkeys(k[:2] for k in grouped))
     keys = sorted(grouped, key=lambda k: (cases.index(k[:2]), toolchains.index(k[2])))
     return [Series(*key, dict(sorted(grouped[key].items()))) for key in keys]
-
-
-def find_series(run, kernel, input, toolchain):
-    return next((s for s in all_series(run) if (s.kernel, s.input, s.toolchain) == (kernel, input, toolchain)), None)
 
 
 @dataclass(frozen=True)
@@ -102,6 +99,10 @@ class Effect:
     kernel: str
     input: str
     series: list
+
+    @property
+    def roles(self):
+        return self.series[0].roles
 
     def shown(self, band=stats.DEFAULT_BAND):
         return any(s.shows_effect(band) for s in self.series)
@@ -124,28 +125,50 @@ class Effect:
         values = {getattr(s, attribute) % period if period else getattr(s, attribute) for s in self.showing(band)}
         return values.pop() if len(values) == 1 else None
 
-    def where(self, offset, band=stats.DEFAULT_BAND):
-        """'512 mod 1,024', or '512' without a period."""
-        period = self.period(band)
-        return f"{offset:,} mod {period:,}" if period else f"{offset:,}"
 
-
-def effects(run):
+def effects_of(series):
     """[Effect] per kernel x input, in the series' order."""
     found = {}
-    for s in all_series(run):
+    for s in series:
         found.setdefault((s.kernel, s.input), []).append(s)
-    return [Effect(kernel, input, series) for (kernel, input), series in found.items()]
+    return [Effect(kernel, input, group) for (kernel, input), group in found.items()]
 
 
-def bins_bytes(run, kernel):
-    """The bytes of one kernel's bins: 256 counters of the rows' counter width."""
-    row = next(r for r in placement_rows(run) if kernel_label(r) == kernel)
-    return BINS * row["policy"]["counter_bits"] // 8
+@dataclass(frozen=True)
+class PlacementModel:
+    """The placement run's series and effects, computed once."""
+    run: object
+    rows: list          # placement_rows
+    series: list        # [Series]
+    effects: list       # [Effect]
+    offsets: list       # every bins offset swept, ascending
+
+    @property
+    def step(self):
+        return sweep_step(self.offsets)
+
+    def find(self, kernel, input, toolchain):
+        return next((s for s in self.series if (s.kernel, s.input, s.toolchain) == (kernel, input, toolchain)), None)
+
+    def bins_bytes(self, kernel):
+        """The bytes of one kernel's bins: 256 counters of the rows' counter width."""
+        row = next(r for r in self.rows if kernel_label(r) == kernel)
+        return BINS * row["policy"]["counter_bits"] // 8
 
 
-def offsets_of(run):
-    return sorted({requested_offset(r) for r in placement_rows(run)})
+def model(run):
+    """The PlacementModel of a run with placement rows."""
+    rows = placement_rows(run)
+    series = all_series(rows, run.toolchains())
+    return PlacementModel(run, rows, series, effects_of(series), sorted({requested_offset(r) for r in rows}))
+
+
+# ---- the tables ----
+
+def where(effect, offset, band=stats.DEFAULT_BAND):
+    """'512 mod 1,024', or '512' without a period."""
+    period = effect.period(band)
+    return f"{offset:,} mod {period:,}" if period else f"{offset:,}"
 
 
 def _offset_ms(series, offset):
@@ -158,12 +181,12 @@ def _periods_cell(effect, band):
 
 def _agreed_cell(effect, attribute, band):
     offset = effect.agreed(attribute, band)
-    return fmt.MISSING if offset is None else effect.where(offset, band)
+    return fmt.MISSING if offset is None else where(effect, offset, band)
 
 
-def summary_table(run, band=stats.DEFAULT_BAND):
+def summary_table(m, band=stats.DEFAULT_BAND):
     rows = []
-    for e in effects(run):
+    for e in m.effects:
         spreads = [s.spread for s in e.series]
         rows.append([e.kernel, e.input, f"{len(e.showing(band))} of {len(e.series)}", _agreed_cell(e, "best", band),
                      _agreed_cell(e, "worst", band), f"{fmt.ratio(min(spreads), 2)}..{fmt.ratio(max(spreads), 2)}",
@@ -173,25 +196,24 @@ def summary_table(run, band=stats.DEFAULT_BAND):
              "per toolchain showing the effect. "
              "Best, worst: the offset of the lowest and highest median, modulo the period, where every toolchain "
              "showing the effect agrees (- where none shows it or they differ; the full table has each)."]
-    return Table(f"Bins placement, summary: {run.name}", ["kernel", "input", "toolchains showing it",
-                                                           "best offset", "worst offset", "worst/best",
-                                                           "period, bytes"], rows, notes, align="llrrrrr")
+    return Table(f"Bins placement, summary: {m.run.name}", ["kernel", "input", "toolchains showing it",
+                                                             "best offset", "worst offset", "worst/best",
+                                                             "period, bytes"], rows, notes, align="llrrrrr")
 
 
-def offsets_table(run):
-    offsets = offsets_of(run)
-    rows = [[s.kernel, s.input, s.toolchain] + [fmt.ms(s.medians().get(o)) for o in offsets]
-            + [_offset_ms(s, s.best), _offset_ms(s, s.worst), fmt.ratio(s.spread, 2)] for s in all_series(run)]
-    size = placement_rows(run)[0]["size"]
-    notes = [f"Median ms of the samples at each bins offset (bytes past a 2 MiB boundary), {size:,} bytes per input; "
-             "best, worst: the offset of the lowest and highest median (the lowest offset on a tie), its ms in "
-             "brackets."]
-    return Table(f"Bins placement: median ms by bins offset ({run.name})",
-                 ["kernel", "input", "toolchain"] + [f"{o:,}" for o in offsets] + ["best", "worst", "worst/best"],
-                 rows, notes, align="lll" + "r" * (len(offsets) + 3))
+def offsets_table(m):
+    rows = [[s.kernel, s.input, s.toolchain] + [fmt.ms(s.medians().get(o)) for o in m.offsets]
+            + [_offset_ms(s, s.best), _offset_ms(s, s.worst), fmt.ratio(s.spread, 2)] for s in m.series]
+    notes = [f"Median ms of the samples at each bins offset (bytes past a 2 MiB boundary), {m.rows[0]['size']:,} bytes "
+             "per input; best, worst: the offset of the lowest and highest median (the lowest offset on a tie), its ms "
+             "in brackets."]
+    return Table(f"Bins placement: median ms by bins offset ({m.run.name})",
+                 ["kernel", "input", "toolchain"] + [f"{o:,}" for o in m.offsets] + ["best", "worst", "worst/best"],
+                 rows, notes, align="lll" + "r" * (len(m.offsets) + 3))
 
 
-def placement_tables(run, not_yet):
-    if run is None:
+def placement_tables(m, not_yet):
+    """The summary and the full table of a PlacementModel; one table saying `not_yet` for None."""
+    if m is None:
         return [Table("Bins placement", ["kernel", "input", "toolchain"], [], [not_yet])]
-    return [summary_table(run), offsets_table(run)]
+    return [summary_table(m), offsets_table(m)]

@@ -15,8 +15,16 @@ TABLE_16_4_FILE = "table_16_4_per_block.csv"
 
 # The lesson's input names and ours (study/inputs.cpp builds the same bytes).
 LESSON_INPUTS = {"uniform bytes": "uniform", "english text": "lesson_english", "all one byte": "one_byte"}
-# The lesson's kernel names and ours.
-LESSON_KERNELS = {"global": "global", "private": "per_block", "sum_bytes": "sum_bytes"}
+# The lesson's names for its kernels, as lesson_t4.csv's metrics spell them (NAME_ms, NAME_gbs,
+# global_atomics_NAME_kernel): the published file's words, and the roles our implementations of them play
+# (plots/results.py). The one place that names them.
+LESSON_ROLES = {"global": "baseline", "private": "privatized", "sum_bytes": "reader"}
+LESSON_NAMES = {role: name for name, role in LESSON_ROLES.items()}
+
+
+def lesson_name(role):
+    """What the lesson calls its kernel of `role` ('private' for privatized), or None."""
+    return LESSON_NAMES.get(role)
 # First compute capability of each generation named in Table 16-4 (and later
 # ones), so a recorded GPU can be placed among them.
 GENERATION_CC = {"Tesla": (1, 0), "Fermi": (2, 0), "Kepler": (3, 0), "Maxwell": (5, 0), "Pascal": (6, 0),
@@ -38,12 +46,19 @@ class LessonSource:
     def get(self, metric, input="-"):
         return self.figures.get((input, metric))
 
-    def kernel_ms(self, impl, input):
-        """The published time of one of our implementations, or None."""
-        for lesson_name, ours in LESSON_KERNELS.items():
-            if ours == impl:
-                return self.get(f"{lesson_name}_ms", input) or self.get(f"{lesson_name}_ms")
-        return None
+    def kernel(self, role, unit, input="-"):
+        """The published figure in `unit` ('ms', 'gbs') of the lesson's kernel of `role` on `input`, or None."""
+        name = lesson_name(role)
+        return self.get(f"{name}_{unit}", input) if name else None
+
+    def kernel_ms(self, role, input):
+        """The published time of the lesson's kernel of `role` on `input` (or at large), or None."""
+        return self.kernel(role, "ms", input) or self.kernel(role, "ms")
+
+    def global_atomics(self, role):
+        """The global atomic updates the lesson counts for its kernel of `role`, or None."""
+        name = lesson_name(role)
+        return self.get(f"global_atomics_{name}_kernel") if name else None
 
     @property
     def cuda_version(self):

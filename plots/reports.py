@@ -1,13 +1,13 @@
 """paper/reports/*.md: everything the appendix leaves out, in full, linked from it.
 
-Each report is a list of blocks (plots/document.py) computed from the runs the selection names; every number
-in the prose is computed here. A report whose runs are absent says why, in the selection's words.
+A renderer: each report is a list of blocks (plots/document.py) written from the Models of plots/models.py,
+which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
+the selection's words.
 """
-from plots import claims, codegen, history, hotcold, lesson, perf, placement, stats, sweep, versions
+from plots import claims, history, hotcold, lesson, perf, placement, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import commit_line, flatten, show, summary
-from plots.figures import PerfBars
 from plots.results import cuda_version, kernel_label, sampling_words
 from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode
 from plots.table import Table, value_range
@@ -24,23 +24,16 @@ def _tables(tables):
     return [TableBlock(t) for t in tables]
 
 
-def _ratio(a, b):
-    return a / b if a and b else None
-
-
 # ---- the lesson in full ----
 
-def lesson_report(study):
-    sel = study.sel
-    if sel.lesson is None:
-        return _page("The lesson's tables in full", [Para(study.missing("lesson"))])
-    others = [run for run in sel.cpu_runs if run is not sel.lesson]
+def lesson_report(m):
+    if m.lesson is None:
+        return _page("The lesson's tables in full", [Para(m.missing("lesson"))])
     return _page("The lesson's tables in full",
-                 [Para(f"Every toolchain of `{sel.lesson.path}`, its CPU too, then the other CPUs recorded; for GPU "
-                       "toolchains the baseline at the placement run's best and worst bins offsets, the floor rows, "
-                       "the declared global atomic updates and the lesson's partitioned exercise.")],
-                 _tables(lesson.lesson_tables(sel.lesson, study.published, sel.placement)),
-                 *(_tables(lesson.lesson_tables(run, study.published)) for run in others))
+                 [Para(f"Every toolchain of `{m.lesson.run.path}`, its CPU too, then the other CPUs recorded; for "
+                       "GPU toolchains the baseline at the placement run's best and worst bins offsets, the floor "
+                       "rows, the declared global atomic updates and the lesson's partitioned exercise.")],
+                 *(_tables(lesson.lesson_tables(model)) for model in [m.lesson] + m.cpu_lessons))
 
 
 # ---- versions in full ----
@@ -50,42 +43,37 @@ def _verdict_counts(found):
     return {v: sum(c.verdict == v for c in found) for v in verdicts}
 
 
-def pair_prose(run, base_tc, new_tc):
-    found = versions.comparisons(run, base_tc, new_tc)
+def pair_prose(pair):
+    run, base_tc, new_tc, found = pair.run, pair.base_tc, pair.new_tc, pair.comparisons
     n = _verdict_counts(found)
     text = (f"{new_tc} against {base_tc} (`{run.path}`; A/A: {versions.aa_label(run) or 'none'}): of {len(found)} "
             f"lesson rows, {n[stats.SLOWER]} are slower, {n[stats.FASTER]} faster, {n[stats.SAME]} the same within "
             f"{stats.DEFAULT_BAND:.2f}x and {n[stats.AMBIGUOUS]} ambiguous; the verdict is withheld on "
             f"{n[stats.WITHHELD_AA]} where the A/A pair is not the same and on {n[stats.WITHHELD_NO_AA]} where "
             "there is none.")
-    headline = next((c for c in found if (c.base["impl"], c.base["input"]) == versions.HEADLINE), None)
-    if headline:
-        c = headline
+    c = versions.headline(found)
+    if c:
         aa = f"A/A {fmt.ratio(c.aa.ratio, 3)} ({fmt.interval(c.aa.ci_low, c.aa.ci_high)})" if c.aa else "no A/A pair"
-        text += (f" {versions.HEADLINE[0]} on {versions.HEADLINE[1]}: {fmt.ms(c.ab.base_median)} ms against "
+        text += (f" {c.base['impl']} on {c.base['input']}: {fmt.ms(c.ab.base_median)} ms against "
                  f"{fmt.ms(c.ab.new_median)} ms, A/B {fmt.ratio(c.ab.ratio, 3)} ({stats.CONFIDENCE:.0%} CI "
                  f"{fmt.interval(c.ab.ci_low, c.ab.ci_high)}), {aa}: {c.verdict}.")
     return text
 
 
-def versions_report(study):
-    sel = study.sel
+def versions_report(m):
     intro = [Para("A verdict stands only where the A/A pair (a toolchain against its own repeat, same kernel and "
                   "input, same run) is the same: the rule is under each table. What each toolchain made of each "
                   "kernel: [the codegen report](codegen.md).")]
-    prose = [Para(pair_prose(run, a, b)) for run in sel.versions for a, b in versions.pairs_in(run)]
-    return _page("CUDA versions compared, in full", intro, prose or [Para(study.missing("versions"))],
-                 _tables(versions.version_tables(sel.versions, study.published, study.audit,
-                                                 study.missing("versions"))))
+    prose = [Para(pair_prose(pair)) for pair in m.versions]
+    return _page("CUDA versions compared, in full", intro, prose or [Para(m.missing("versions"))],
+                 _tables(versions.version_tables(m.versions, m.published_pairs, m.study.published, m.study.audit,
+                                                 m.missing("versions"))))
 
 
-def t4_table(study):
+def t4_table(t4_steps):
     """The lesson's T4 question: did any release change the SASS of its kernels for sm_75, and how?"""
     rows = []
-    for impl in codegen.LESSON_KERNELS:
-        releases, steps = codegen.release_steps(study.audit, study.ptx or {}, impl, "sm_75")
-        if not releases:
-            continue
+    for impl, releases, steps in t4_steps:
         between = [s for s in steps if (12, 6) < cuda_version("nvrtc " + s[0]) <= (13, 0)]
         rows.append([impl, f"{releases[0].removeprefix('nvrtc ')} to {releases[-1].removeprefix('nvrtc ')}",
                      "; ".join(f"{r} ({w})" for r, w in steps) or "none: identical SASS",
@@ -97,10 +85,10 @@ def t4_table(study):
                         "(else the change is ptxas's alone). From the codegen audit, no GPU needed."], align="llll")
 
 
-def codegen_report(study):
-    tables = [t4_table(study)] + versions.codegen_tables(study.audit)
+def codegen_report(m):
+    tables = [t4_table(m.t4_steps)] + versions.codegen_tables(m.study.audit)
     return _page("What each toolchain made of each kernel",
-                 [Para(f"The codegen audit (`tools/codegen_audit.py`, no GPU needed): {study.audit.describe()}. Per "
+                 [Para(f"The codegen audit (`tools/codegen_audit.py`, no GPU needed): {m.study.audit.describe()}. Per "
                        "pair of toolchains, per arch and kernel, the metrics that differ (registers, shared "
                        "memory, spills, SASS instruction and opcode counts of the whole kernel and of its hot "
                        "loop), or that the code is identical.")], _tables(tables))
@@ -113,8 +101,8 @@ def _effect_sentence(e):
     best, worst = e.agreed("best"), e.agreed("worst")
     if best is not None and worst is not None:
         fastest, slowest = ([s.medians()[getattr(s, end)] for s in showing] for end in ("best", "worst"))
-        where = (f"fastest with the bins at {e.where(best)} ({value_range(fastest, 3, ' ms')}), "
-                 f"slowest at {e.where(worst)} ({value_range(slowest, 3, ' ms')})")
+        where = (f"fastest with the bins at {placement.where(e, best)} ({value_range(fastest, 3, ' ms')}), "
+                 f"slowest at {placement.where(e, worst)} ({value_range(slowest, 3, ' ms')})")
     else:
         where = "; ".join(f"{s.toolchain} fastest at {s.best:,} ({fmt.ms(s.medians()[s.best])} ms), slowest at "
                           f"{s.worst:,} ({fmt.ms(s.medians()[s.worst])} ms)" for s in showing)
@@ -128,7 +116,7 @@ def _effect_sentence(e):
 
 
 def _flat_words(found):
-    """'per_block and cub on every input; global on one_byte': the kernel x inputs without an effect."""
+    """'a and b on every input; c on one_byte': the kernel x inputs without an effect."""
     inputs = list(dict.fromkeys(e.input for e in found))
     flat = {}
     for e in found:
@@ -140,9 +128,9 @@ def _flat_words(found):
     return "; ".join(parts)
 
 
-def _conjecture(run, e):
-    step = placement.sweep_step(placement.offsets_of(run))
-    size = placement.bins_bytes(run, e.kernel)
+def _conjecture(p, e):
+    step = p.step
+    size = p.bins_bytes(e.kernel)
     bits = size * 8 // placement.BINS
     found = e.period()
     period = ""
@@ -159,13 +147,12 @@ def _conjecture(run, e):
             "mechanism stays a conjecture; only the offsets and times above are measured.")
 
 
-def placement_prose(run):
-    offsets, found = placement.offsets_of(run), placement.effects(run)
-    rows = placement.placement_rows(run)
+def placement_prose(p):
+    run, offsets, found, rows = p.run, p.offsets, p.effects, p.rows
     inputs = list(dict.fromkeys(r["input"] for r in rows))
     toolchains = list(dict.fromkeys(r["toolchain"] for r in rows))
     paras = [f"`{run.path}` placed the bins of every kernel that counts at {len(offsets)} offsets, {offsets[0]:,} to "
-             f"{offsets[-1]:,} bytes past a 2 MiB boundary in steps of {placement.sweep_step(offsets):,} bytes, on "
+             f"{offsets[-1]:,} bytes past a 2 MiB boundary in steps of {p.step:,} bytes, on "
              f"{', '.join(inputs)} at {rows[0]['size']:,} bytes, under {', '.join(toolchains)}; "
              f"{sampling_words(rows)}."]
     shown = [e for e in found if e.shown()]
@@ -177,24 +164,22 @@ def placement_prose(run):
                  f"over best at most {fmt.ratio(max(flat), 2)}): {_flat_words(found)}.")
     paras.append(text)
     if shown:
-        paras.append(_conjecture(run, max(shown, key=lambda e: max(s.spread for s in e.series))))
+        paras.append(_conjecture(p, max(shown, key=lambda e: max(s.spread for s in e.series))))
     return [Para(p) for p in paras]
 
 
-def hotcold_prose(study):
-    sel = study.sel
-    hot, cold = sel.hot, sel.cold
-    if not (hot and cold):
-        return f"Hot against cold samples: {study.missing('hot' if hot is None else 'cold')}"
-    pairs = hotcold.cache_pairs(hot, cold)
-    l2 = hotcold.l2_bytes(hot, pairs)
+def hotcold_prose(m):
+    sel, h = m.study.sel, m.hotcold
+    if h is None:
+        return f"Hot against cold samples: {m.missing('hot' if sel.hot is None else 'cold')}"
+    hot, cold, pairs, l2 = h.hot, h.cold, h.pairs, h.l2
     modes = "; ".join(f"{what} `{run.path}` {cache_mode(run)}" for what, run in
                       (("the lesson run", sel.lesson), ("the placement run", sel.placement)) if run)
     if l2 is None:
         return f"The GPU record holds no L2 size, so which sizes fit in it is {NOT_HERE}. Sampled: {modes}."
     parts = []
     for fits, where in ((True, "at the sizes that fit"), (False, "at the sizes beyond it")):
-        group = [p for p in pairs if hotcold.fits_l2(p.size, l2) == fits]
+        group = [p for p in pairs if h.fits(p.size) == fits]
         if group:
             sizes = ", ".join(f"{s:,}" for s in sorted({p.size for p in group}))
             ratios = [p.comparison.ratio for p in group]
@@ -210,49 +195,34 @@ def hotcold_prose(study):
             f"other GPU reports are sampled as their runs say ({modes or 'no lesson or placement run'}).")
 
 
-def placement_report(study):
-    run = study.sel.placement
-    where = (placement_prose(run) if run else [Para(f"Bins placement: {study.missing('placement')}")]) + \
-        _tables(placement.placement_tables(run, study.missing("placement")))
+def placement_report(m):
+    p = m.placement
+    where = (placement_prose(p) if p else [Para(f"Bins placement: {m.missing('placement')}")]) + \
+        _tables(placement.placement_tables(p, m.missing("placement")))
     cache = [Heading("Hot and cold samples"),
              Para("Cold samples follow a flush of the L2, so each run reads its input from DRAM (the study's "
-                  "default); hot samples run back to back."), Para(hotcold_prose(study)),
-             TableBlock(hotcold.hot_cold_table(study.sel.hot, study.sel.cold, study.missing("hot")))]
+                  "default); hot samples run back to back."), Para(hotcold_prose(m)),
+             TableBlock(hotcold.hot_cold_table(m.hotcold, m.missing("hot")))]
     return _page("Where the bins lie, and hot against cold samples", where, cache)
 
 
 # ---- the sweep in full ----
 
-def sweep_report(study):
-    run, missing = study.sel.sweep, study.missing("sweep")
-    cpu = [t for t in (sweep.cpu_sweep_table(r) for r in study.sel.cpu_runs) if t]
+def sweep_report(m):
+    missing, published = m.missing("sweep"), m.study.published
+    cpu = [t for t in (sweep.cpu_sweep_table(s) for s in m.cpu_sweeps) if t]
     return _page("The contention sweep in full",
-                 [TableBlock(sweep.textbook_layout_table(run, study.published, missing)),
-                  TableBlock(sweep.gpu_sweep_table(run, study.published, missing))], _tables(cpu))
+                 [TableBlock(sweep.textbook_layout_table(m.sweep, published, missing)),
+                  TableBlock(sweep.gpu_sweep_table(m.sweep, published, missing))], _tables(cpu))
 
 
 # ---- performance ----
 
-def perf_bars(view):
-    """The perf run's percent of the read floor per implementation and input, with the targets and ceilings."""
-    pcts = {impl: {i: view.pct(impl, i) for i in view.inputs} for impl in view.impls}
-    targets = [(need, f"target {need:g}% ({sum(perf.required_pct(i) == need for i in view.inputs)} inputs)")
-               for need in (perf.HIGH_PCT, perf.LOW_PCT)]
-    floor = view.floor_median()
-    levels = {}  # patterns whose ceilings agree to 0.1% of the floor share one line
-    for rate in view.shared_rates():
-        levels.setdefault(round(100 * rate["ceiling_gbps"] / floor, 1), []).append(rate.get("pattern", "?"))
-    ceilings = [(level, f"{' = '.join(p)} ceiling: {level:.1f}%") for level, p in levels.items()]
-    return PerfBars(view.inputs, view.impls, pcts, targets, ceilings, view.floor, fmt.size_words(view.size))
-
-
-def perf_gpu_prose(study):
-    run = study.sel.perf
-    if run is None:
-        return f"The GPU performance report: {study.missing('perf')}"
-    view = perf.PerfView(run)
-    s, b = perf.SUBJECT, perf.BASELINE
-    checks = perf.threshold_checks(view)
+def perf_gpu_prose(m):
+    view = m.perf
+    if view is None:
+        return f"The GPU performance report: {m.missing('perf')}"
+    run, s, b, checks = view.run, view.subject, view.peer, view.checks
     host = run.environment["host"]
     text = (f"Environment: {perf.gpu_environment_line(view)}; host {host['cpu_model']} "
             f"({host['logical_cores']} logical cores, {host['os']}); run file `{run.path}` (started "
@@ -278,27 +248,26 @@ def perf_gpu_prose(study):
     return text
 
 
-def small_prose(study):
-    races = perf.small_races(study.sel.lesson) if study.sel.lesson else []
+def small_prose(m):
+    races = m.small.races if m.small else []
     if not races:
-        return f"`{perf.SUBJECT}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
-    s = perf.SUBJECT
+        return f"`{perf.SUBJECT.name('cuda')}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
+    s = races[0].subject["impl"]
     first = sum(r.fastest for r in races)
     sure = sum(r.comparison.verdict == stats.FASTER for r in races)
     speedups = [1 / r.comparison.ratio for r in races]
     rivals = sorted({r.rival["impl"] for r in races})
-    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{study.sel.lesson.path}`, "
+    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{m.small.run.path}`, "
             f"{races[0].subject['toolchain']}), `{s}` has the lowest median time of every kernel that counts on "
-            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{perf.small_verdict(races)}**), "
+            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{m.small.verdict}**), "
             f"{value_range(speedups, 2, 'x')} the next fastest ({', '.join(f'`{r}`' for r in rivals)}); the "
             f"bootstrap interval of the ratio lies wholly below 1 on {sure} of them.")
 
 
-def ceilings_prose(study):
-    run = study.sel.perf
-    if run is None:
+def ceilings_prose(view):
+    if view is None:
         return None
-    view, s = perf.PerfView(run), perf.SUBJECT
+    s = view.subject
     rates = view.shared_rates()
     if not rates:
         return f"The run records no shared-memory microbenchmark: the kernels' share of the hardware is {NOT_HERE}."
@@ -313,58 +282,55 @@ def ceilings_prose(study):
             "100% of one spends fewer than one such update per byte.")
 
 
-def cpu_run_prose(run):
-    view = perf.CpuView(run)
+def cpu_run_prose(view):
+    run = view.run
     host = run.environment["host"]
-    f = perf.CPU_SUBJECT
-    margin = perf.cpu_margins(view)
-    confirmed = [i for i in view.inputs if view.compare("openmp_private", i)
-                 and view.compare("openmp_private", i).verdict == stats.FASTER]
+    f, priv, oracle = view.subject, view.privatized, view.oracle
+    margin = view.margin
+    confirmed = [i for i in view.inputs if view.compare(priv, i) and view.compare(priv, i).verdict == stats.FASTER]
     text = (f"On {host['cpu_model']} ({host['logical_cores']} logical cores, {host['os']}), from `{run.path}` at "
             f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
             f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
-            f"`{view.floor}`), `openmp_private` at "
-            f"{value_range([view.gbps('openmp_private', i) for i in view.inputs], 2)} GB/s and the single-thread "
-            f"`reference` at {value_range([view.gbps('reference', i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
-            f"of both on every input, by medians: **{perf.cpu_verdict(view)}**")
+            f"`{view.floor}`), `{priv}` at "
+            f"{value_range([view.gbps(priv, i) for i in view.inputs], 2)} GB/s and the single-thread "
+            f"`{oracle}` at {value_range([view.gbps(oracle, i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
+            f"of both on every input, by medians: **{view.verdict}**")
     if margin:
         text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
-    return text + (f". The bootstrap interval puts `{f}` faster than `openmp_private` beyond the "
+    return text + (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
                    f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs; on the others "
                    "the samples cannot tell the lead from noise.")
 
 
-def performance_report(study):
-    sel = study.sel
-    cpu = [run for run in sel.cpu_runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)]
-    gpu = [Para(perf_gpu_prose(study)), Para(small_prose(study))]
-    if ceilings_prose(study):
-        gpu.append(Para(ceilings_prose(study)))
-    if sel.perf:
+def performance_report(m):
+    view = m.perf
+    gpu = [Para(perf_gpu_prose(m)), Para(small_prose(m))]
+    if ceilings_prose(view):
+        gpu.append(Para(ceilings_prose(view)))
+    if view:
         gpu.append(FigureBlock("perf", 1, "Each implementation's GB/s as a percent of the read floor's on the same "
                                           "input in the same run, with the study's targets and the shared-memory "
-                                          "ceilings.", f"`{sel.perf.path}`"))
-    size = f" at {fmt.size_words(perf.PerfView(sel.perf).size)}" if sel.perf else ""
-    cpu_prose = [Para(cpu_run_prose(run)) for run in cpu] or [
-        Para(f"No run chosen holds CPU rows of `{perf.CPU_SUBJECT}`: the CPU comparison is {NOT_HERE}.")]
+                                          "ceilings.", f"`{view.run.path}`"))
+    size = f" at {fmt.size_words(view.size)}" if view else ""
+    cpu_prose = [Para(cpu_run_prose(cpu)) for cpu in m.cpus] or [
+        Para(f"No run chosen holds CPU rows of `{perf.SUBJECT.name('cpu')}`: the CPU comparison is {NOT_HERE}.")]
     return _page("Performance engineering: how close to the read floor",
                  [Para(f"The study's `perf` experiment times the fastest implementations{size} on every input "
                        "beside the read floor of the same run, and records a microbenchmark of the GPU's "
                        "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
-                 _tables(perf.perf_tables(sel.perf, sel.cpu_runs, sel.lesson, study.missing("perf"))))
+                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))))
 
 
 # ---- claims in full ----
 
-def claims_report(study):
-    envs, combined, each = claims.audit(study.all_runs(), study.published)
+def claims_report(m):
     return _page("The course text's claims, in full",
                  [Para("Each claim is a rule on the data (printed under its table), decided per environment (GPU, "
                        "toolchain, driver) from every run and toolchain that measured it, and per published source. "
                        "CPU toolchains are left out: every claim is about CUDA kernels.")],
-                 [TableBlock(claims.summary_table(envs, combined))], _tables(claims.claim_tables(envs, each)))
+                 [TableBlock(claims.summary_table(m.claims))], _tables(claims.claim_tables(m.claims)))
 
 
 # ---- environments in full ----
@@ -394,23 +360,20 @@ def full_record(run):
     return Raw(f"<details><summary>{run.path}</summary>\n\n| key | value |\n| --- | --- |\n{rows}\n\n</details>\n")
 
 
-def environments_report(study):
-    runs = study.all_runs()
+def environments_report(m):
+    runs = m.study.all_runs()
     summaries = [TableBlock(Table(f"Environment: {run.name}", ["field", "value"], [list(p) for p in summary(run)],
                                   [f"Command: `{' '.join(run.doc['provenance']['argv'])}`"], align="ll"))
                  for run in runs]
-    return _page("The environments in full", [chosen_section(study.sel)], summaries,
+    return _page("The environments in full", [chosen_section(m.study.sel)], summaries,
                  [Heading("Every recorded key", 2)], [full_record(run) for run in runs])
 
 
-def history_report(study):
+def history_report(m):
     """Every kernel x input x kind of code under every release: the release history in full."""
-    run = study.sel.first("history")
-    if not run:
-        return _page("The release history", [Para(f"Release history: {study.missing('history')}")])
-    model = history.history(run, study.audit, study.ptx or {})
-    return _page("The release history in full", [Para(history.__doc__.split("\n\n")[1].replace("\n", " "))],
-                 [TableBlock(history.history_table(run, model))])
+    if not m.history:
+        return _page("The release history", [Para(f"Release history: {m.missing('history')}")])
+    return _page("The release history in full", [Para(history.METHOD)], [TableBlock(history.history_table(m.history))])
 
 
 REPORTS = {"lesson": lesson_report, "versions": versions_report, "history": history_report,

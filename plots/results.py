@@ -2,6 +2,8 @@
 
 Every file is validated against data/schema/result.schema.json before use;
 anything wrong raises ResultError whose message starts with the file's path.
+Which implementation plays which part is a row's roles: its own, else
+data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
 import json
@@ -15,7 +17,9 @@ from plots import stats
 
 FORMAT = "histostudy-result"
 SCHEMA_VERSION = 1  # the newest version this reader knows
-SCHEMA_PATH = pathlib.Path(__file__).resolve().parent.parent / "data" / "schema" / "result.schema.json"
+DATA = pathlib.Path(__file__).resolve().parent.parent / "data"
+SCHEMA_PATH = DATA / "schema" / "result.schema.json"
+REGISTRY_PATH = DATA / "registry.json"   # the implementations' roles (data/schema/README.md)
 
 
 class ResultError(Exception):
@@ -164,17 +168,86 @@ def is_timed(row):
     return row["check"]["passed"] and len(row["samples_ms"]) > 0
 
 
-def find_rows(run, **match):
-    """Timed rows whose fields equal `match`; policy fields as passes=4, block=64."""
+def find_rows(run, kernel=None, **match):
+    """Timed rows of `kernel` (a Kernel; any, where None) whose fields equal `match`; policy fields as passes=4,
+    block=64."""
     def field(row, key):
         return row["policy"][key] if key in POLICY_FIELDS else row.get(key)
-    return [row for row in run.rows if is_timed(row) and all(field(row, k) == v for k, v in match.items())]
+    return [row for row in run.rows if is_timed(row) and (kernel is None or kernel.picks(row))
+            and all(field(row, k) == v for k, v in match.items())]
 
 
-def find_row(run, **match):
+def find_row(run, kernel=None, **match):
     """The first timed row matching, or None."""
-    rows = find_rows(run, **match)
+    rows = find_rows(run, kernel, **match)
     return rows[0] if rows else None
+
+
+# ---- roles: which implementation plays which part, never found by its name ----
+
+REGISTRY_SHOWN = "data/registry.json"
+
+
+@functools.lru_cache(maxsize=None)
+def registry():
+    """data/registry.json's implementations: ({name, backend, roles}, ...), as the C++ registry declares them; a
+    missing or malformed file raises ResultError naming it."""
+    try:
+        entries = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))["implementations"]
+        if not all(isinstance(e["name"], str) and e["backend"] in ("cpu", "cuda") and isinstance(e["roles"], list)
+                   for e in entries):
+            raise ValueError("every implementation needs a name, a backend (cpu or cuda) and a list of roles")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ResultError(REGISTRY_SHOWN, f"cannot read the implementations' roles ({type(e).__name__}: {e})") \
+            from None
+    return tuple(entries)
+
+
+def _entry(impl, backend):
+    return next((e for e in registry() if (e["name"], e["backend"]) == (impl, backend)), None)
+
+
+def roles(row):
+    """A row's roles: those it records (the C++ registry's), else data/registry.json's for its implementation
+    and backend (runs made before rows recorded them); () for an implementation neither knows."""
+    if row.get("roles") is not None:
+        return tuple(row["roles"])
+    entry = _entry(row["impl"], row["backend"])
+    return tuple(entry["roles"]) if entry else ()
+
+
+def implementation(backend, role):
+    """The name of the first implementation of `backend` with `role` in data/registry.json (its order puts the
+    study's own before an exploration's)."""
+    found = [e["name"] for e in registry() if e["backend"] == backend and role in e["roles"]]
+    if not found:
+        raise ResultError(REGISTRY_SHOWN, f"names no {backend} implementation with the role {role}")
+    return found[0]
+
+
+def defined_by(rows, field):
+    """The implementations whose launch policy in `rows` sets `field` ('passes', 'copies') above 1, in row order:
+    the variants that field defines (the lesson's P passes, a copy of the bins per warp)."""
+    return list(dict.fromkeys(r["impl"] for r in rows if r["policy"][field] > 1))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """An implementation as the reports ask for it: by its role, or as the implementation `impl` that a data
+    property of the rows found (defined_by), never by a name typed in."""
+    role: str = None
+    impl: str = None
+    words: str = ""     # what to call it where neither a role nor the rows name it
+
+    def picks(self, row):
+        return self.role in roles(row) if self.role else row["impl"] == self.impl
+
+    def name(self, backend, rows=()):
+        """What it is called: its implementation among `rows` of `backend`, else data/registry.json's."""
+        if not self.role:
+            return self.impl or self.words
+        return next((r["impl"] for r in rows if r["backend"] == backend and self.picks(r)), None) or \
+            implementation(backend, self.role)
 
 
 def requested_offset(row):
@@ -262,7 +335,7 @@ def policy_label(row):
 
 
 def kernel_label(row):
-    """'per_warp copies=8', 'partitioned P=4': the implementation and the variant, without the launch."""
+    """'name copies=8', 'name P=4': the implementation and the variant, without the launch."""
     label = policy_label(row).replace(f"{row['policy']['grid']}x{row['policy']['block']}", "").strip()
     return f"{row['impl']} {label}".strip()
 
@@ -271,6 +344,29 @@ def cuda_version(toolchain):
     """(major, minor) of a CUDA toolchain name such as 'nvrtc 12.6.85'; None for 'cpu'."""
     m = re.search(r"(\d+)\.(\d+)", toolchain)
     return (int(m.group(1)), int(m.group(2))) if m and toolchain != "cpu" else None
+
+
+def toolchain_pairs(toolchains):
+    """(older, newer) CUDA toolchains, same compiler first: what a version audit compares."""
+    cuda = sorted((t for t in toolchains if cuda_version(t)), key=lambda t: (cuda_version(t), t))
+    pairs = [(a, b) for i, a in enumerate(cuda) for b in cuda[i + 1:] if cuda_version(a) < cuda_version(b)]
+    return sorted(pairs, key=lambda p: (p[0].split()[0] != p[1].split()[0], p))
+
+
+def version_pairs(run):
+    """The run's pairs of CUDA toolchains to compare, A/A controls aside, same compiler first."""
+    return toolchain_pairs(run.toolchains(controls=False))
+
+
+# "nvrtc 12.6.85 sm_90" (SASS as the release built it), "nvrtc 12.6.85 compute_90 jit" (PTX, driver-compiled)
+MODULE_LABEL = re.compile(r"^nvrtc (\d+)\.(\d+)\.(\d+) (sm|compute)_(\d+)( jit)?$")
+MODULE_KINDS = {"sm": "SASS", "compute": "PTX via the driver"}
+
+
+def module_entry(toolchain):
+    """(release (12, 6, 85), kind, arch digits) of a module toolchain label, or None."""
+    m = MODULE_LABEL.match(toolchain)
+    return ((int(m[1]), int(m[2]), int(m[3])), MODULE_KINDS[m[4]], m[5]) if m else None
 
 
 def median_ms(row):

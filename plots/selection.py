@@ -11,7 +11,7 @@ one of them.
 Roles, and what a run must hold to take one (checked, so the manifest cannot
 name a run that does not fit):
 
-  lesson      GPU lesson rows: the lesson table, lane_shared at the lesson's size
+  lesson      GPU lesson rows: the lesson table, the subject at the lesson's size
   versions    GPU lesson rows of two CUDA versions: the version comparison, one run a line, in order
   sweep       GPU sweep rows: the contention sweep
   placement   GPU placement rows: where the bins lie
@@ -24,6 +24,12 @@ Every GPU run must carry the study's controls (results.is_controlled), and no
 run may be incomplete (stopped on an error after measuring): such a run never
 feeds the paper. The claims audit and the environments read every run named.
 
+A Study is what the reports are built from: this selection, for a user's own
+appendix the study's selection beside it, and the data beside the runs (the
+published figures, the codegen audit). It says which runs feed each report
+where that is more than one role's runs (the CPU runs of the performance
+report, the GPUs of the lesson table); plots/models.py takes it from here.
+
 A user's own appendix (plots/own_appendix.py) has no manifest: by_content
 gives each role the newest of the user's runs that fits it, and leaves out,
 saying why, the incomplete and the uncontrolled ones.
@@ -32,8 +38,8 @@ import csv
 import pathlib
 from dataclasses import dataclass, field
 
-from plots import history, perf, versions
-from plots.results import ResultError, case_key, is_controlled, load_run, run_order_key
+from plots.results import (Kernel, ResultError, case_key, is_controlled, load_run, module_entry, run_order_key,
+                           version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -53,7 +59,22 @@ def gpu_cases(run):
 
 
 def is_version_run(run):
-    return run.has_gpu_rows(versions.EXPERIMENT) and bool(versions.pairs_in(run))
+    return run.has_gpu_rows("lesson") and bool(version_pairs(run))
+
+
+def is_matrix_run(run):
+    """A run holding three or more releases' modules: what the release history reads."""
+    return len({module_entry(t)[0] for t in run.toolchains() if module_entry(t)}) >= 3
+
+
+CPU_EXPERIMENTS = ("lesson", "sweep", "custom")   # the CPU rows the CPU performance report reads
+CPU_SUBJECT = Kernel("subject")
+
+
+def has_cpu_rows(run, kernel=None):
+    """Whether the run holds CPU rows (of `kernel`, a results.Kernel, where given)."""
+    return any(r["backend"] == "cpu" and r["experiment"] in CPU_EXPERIMENTS and (kernel is None or kernel.picks(r))
+               for r in run.rows)
 
 
 # {role: (what a run of it holds, in words; the test)}, in the order reports list them.
@@ -64,10 +85,10 @@ ROLES = {
     "placement": ("GPU placement rows", lambda r: r.has_gpu_rows("placement")),
     "hot": ("GPU rows sampled hot", lambda r: cache_mode(r) == "hot"),
     "cold": ("GPU rows sampled cold", lambda r: cache_mode(r) == "cold"),
-    "perf": ("GPU perf rows", lambda r: r.has_gpu_rows(perf.EXPERIMENT)),
+    "perf": ("GPU perf rows", lambda r: r.has_gpu_rows("perf")),
     "blocks": ("GPU blocks rows", lambda r: r.has_gpu_rows("blocks")),
-    "cpu": ("CPU rows", perf.has_cpu_rows),
-    "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", history.is_matrix_run),
+    "cpu": ("CPU rows", has_cpu_rows),
+    "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
 }
 
 
@@ -94,8 +115,19 @@ class Selection:
     hot = property(lambda self: self.first("hot"))
     cold = property(lambda self: self.first("cold"))
     perf = property(lambda self: self.first("perf"))
+    history = property(lambda self: self.first("history"))
     versions = property(lambda self: self.roles.get("versions", []))
     cpu_runs = property(lambda self: self.roles.get("cpu", []))
+
+    @property
+    def subject_cpu_runs(self):
+        """The CPU runs the performance report compares: those with CPU rows of the CPU's subject."""
+        return [run for run in self.cpu_runs if has_cpu_rows(run, CPU_SUBJECT)]
+
+    @property
+    def other_cpu_runs(self):
+        """The CPU runs the lesson report shows after the lesson run: every one but the lesson run itself."""
+        return [run for run in self.cpu_runs if run is not self.lesson]
 
     @property
     def version(self):
@@ -189,13 +221,13 @@ def _cpu_host(run):
 
 
 def newest_cpu_runs(runs):
-    """For each CPU (model and logical cores), the newest run with CPU rows of openmp_fast, oldest first;
+    """For each CPU (model and logical cores), the newest run with CPU rows of its subject, oldest first;
     with none, the newest run with CPU rows alone; else []. A GPU machine's own CPU rows must not hide a
     smaller machine's run."""
-    newest = {_cpu_host(run): run for run in runs if perf.has_cpu_rows(run, perf.CPU_SUBJECT)}
+    newest = {_cpu_host(run): run for run in runs if has_cpu_rows(run, CPU_SUBJECT)}
     if newest:
         return sorted(newest.values(), key=lambda r: run_order_key(r.path))
-    with_cpu = [r for r in runs if perf.has_cpu_rows(r)]
+    with_cpu = [r for r in runs if has_cpu_rows(r)]
     return with_cpu[-1:]
 
 
@@ -223,3 +255,34 @@ def by_content(runs, source="the runs given"):
             roles[role] = found[-1:]
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}
     return Selection({role: rs for role, rs in roles.items() if rs}, why, left_out, source, manifest=False)
+
+
+# ---- what the reports are built from ----------------------------------------------------------------
+
+@dataclass
+class Study:
+    sel: Selection          # the runs this appendix reports
+    published: object       # published.Published
+    audit: object           # codegen.Audit
+    beside: Selection = None    # the study's own Selection, shown beside a user's runs; None in the paper
+    paper_link: str = ""    # where the study's own appendix is, for a user's appendix
+    spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
+    releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
+    ptx: dict = field(default_factory=dict)    # codegen.ptx_hashes: each release's PTX per kernel
+    counted: object = None  # counters.Counted: the newest profile in data/profiles/; None: no counters section
+
+    def missing(self, role):
+        where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
+        return self.sel.missing(role) + where
+
+    @property
+    def selections(self):
+        """This appendix's selection, then the study's beside it (a user's appendix): kind 0 and kind 1."""
+        return [self.sel] + ([self.beside] if self.beside else [])
+
+    def all_runs(self):
+        """Every run of every selection: what the claims audit and the environments read."""
+        return [run for sel in self.selections for run in sel.runs]
+
+    def selection_of(self, run):
+        return self.sel if run in self.sel.runs else self.beside

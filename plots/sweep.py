@@ -2,9 +2,10 @@
 per second, size / median seconds / 1e6) for every implementation as the
 input's distinct values go 256 ... 1, with the published columns beside."""
 import re
+from dataclasses import dataclass, field
 
 from plots import table as fmt
-from plots.results import find_rows, is_control, median_ms, policy_label
+from plots.results import find_rows, is_control, median_ms, policy_label, roles
 from plots.table import Table
 
 EXPERIMENT = "sweep"
@@ -20,35 +21,71 @@ def mpix_per_s(row):
     return row["size"] / (median_ms(row) / 1e3) / 1e6
 
 
-def series_label(row):
-    """'per_block (nvcc 13.0.88)', with P=4 and the like when the policy tells variants apart."""
-    extra = policy_label(row).split()
-    extra = [p for p in extra if not re.fullmatch(r"\d+x\d+|\d+|thr", p)]
-    return f"{row['impl']}{' ' + ' '.join(extra) if extra else ''} ({row['toolchain']})"
+def variant_words(row):
+    """'P=4', 'copies=8': what tells the row's variant apart from its implementation's default, or ''."""
+    return " ".join(p for p in policy_label(row).split() if not re.fullmatch(r"\d+x\d+|\d+|thr", p))
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One implementation and variant under one toolchain over the distinct_K inputs."""
+    impl: str
+    variant: str        # variant_words
+    toolchain: str
+    roles: tuple
+    values: dict = field(default_factory=dict)   # {K: Mpix/s}
+
+    @property
+    def label(self):
+        """'name (nvcc 13.0.88)', with P=4 and the like when the policy tells variants apart."""
+        return f"{self.impl}{' ' + self.variant if self.variant else ''} ({self.toolchain})"
 
 
 def our_series(run):
-    """{label: {K: Mpix/s}} in row order; A/A controls left out (they serve the version comparison)."""
+    """{label: Curve} in row order; A/A controls left out (they serve the version comparison)."""
     series = {}
     for row in find_rows(run, experiment=EXPERIMENT):
         k = distinct_values(row["input"])
         if k is not None and not is_control(row):
-            series.setdefault(series_label(row), {})[k] = mpix_per_s(row)
+            curve = Curve(row["impl"], variant_words(row), row["toolchain"], roles(row))
+            series.setdefault(curve.label, curve).values[k] = mpix_per_s(row)
     return series
 
+
+def is_gpu(curve):
+    return curve.toolchain != "cpu"
+
+
+@dataclass(frozen=True)
+class SweepModel:
+    """One run's curves over the distinct_K inputs."""
+    run: object
+    curves: dict        # {label: Curve}, in row order
+
+    def shown(self, gpu):
+        """{label: {K: Mpix/s}} of the GPU's curves (gpu=True) or the CPU's."""
+        return {label: c.values for label, c in self.curves.items() if is_gpu(c) == gpu}
+
+
+def model(run):
+    """The SweepModel of a run, or None for no run."""
+    return SweepModel(run, our_series(run)) if run else None
+
+
+# ---- the tables ----
 
 def published_series(published):
     return {f"{g} (published, per-block)": values for g, values in published.table_16_4.items()}
 
 
-LIKE_FOR_LIKE = "per_block"  # the textbook's kernel: a shared-memory histogram per block
+LIKE_FOR_LIKE = "privatized"  # the textbook's kernel's role: a shared-memory histogram per block
 
 
-def textbook_layout_table(run, published, not_yet):
+def textbook_layout_table(m, published, not_yet):
     """Table 16-4's own layout: a row per distinct-value count, a column per GPU,
     ours (the per-block kernel, per GPU toolchain) beside the published ones."""
-    ours = {label: s for label, s in (our_series(run) if run else {}).items()
-            if label.startswith(f"{LIKE_FOR_LIKE} (") and not label.endswith("(cpu)")}
+    ours = {label: c.values for label, c in (m.curves if m else {}).items()
+            if LIKE_FOR_LIKE in c.roles and not c.variant and is_gpu(c)}
     columns = list(published.table_16_4) + [f"ours: {label}" for label in ours]
     series = list(published.table_16_4.values()) + list(ours.values())
     ks = sorted({k for s in series for k in s}, reverse=True)
@@ -67,22 +104,22 @@ def _series_table(title, shown, notes):
 MPIX = "Mpix/s: million one-byte samples per second, input bytes over the median time"
 
 
-def gpu_sweep_table(run, published, not_yet):
+def gpu_sweep_table(m, published, not_yet):
     """Every GPU implementation's Mpix/s by distinct values, the published rows first."""
-    ours = {k: v for k, v in (our_series(run) if run else {}).items() if not k.endswith("(cpu)")}
+    ours = m.shown(gpu=True) if m else {}
     notes = [f"{MPIX}; the published rows are the textbook's per-block histogram, from "
              "data/published/table_16_4_per_block.csv.",
-             f"Ours: {run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
+             f"Ours: {m.run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
              if ours else f"Ours: {not_yet}"]
     return _series_table("Contention sweep, GPU: Mpix/s by distinct values",
                          list(published_series(published).items()) + list(ours.items()), notes)
 
 
-def cpu_sweep_table(run):
+def cpu_sweep_table(m):
     """Every CPU implementation's Mpix/s by distinct values in one run; None where it has no CPU sweep rows."""
-    ours = {k: v for k, v in our_series(run).items() if k.endswith("(cpu)")}
+    ours = m.shown(gpu=False)
     if not ours:
         return None
-    host = run.environment["host"]
+    host = m.run.environment["host"]
     return _series_table(f"Contention sweep, CPU ({host['cpu_model']}, {host['logical_cores']} logical cores): "
-                         "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {run.name}."])
+                         "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {m.run.name}."])

@@ -7,16 +7,13 @@ from dataclasses import dataclass
 
 from plots import codegen, environment, stats
 from plots import table as fmt
-from plots.published import LESSON_KERNELS
-from plots.results import aa_comparison, case_key, conditions, is_control, is_timed, kernel_label
+from plots.published import LESSON_ROLES
+from plots.results import (aa_comparison, case_key, conditions, is_control, is_timed, kernel_label, roles,
+                           toolchain_pairs, version_pairs)
 from plots.table import Table
 
 EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
-HEADLINE = ("global", "uniform")  # the kernel and input where bins placement once passed for a version effect
-
-
-def pairs_in(run):
-    return codegen.toolchain_pairs(run.toolchains(controls=False))
+HEADLINE = ("baseline", "uniform")  # the role and input where bins placement once passed for a version effect
 
 
 def matched_rows(run, base_tc, new_tc, experiment=EXPERIMENT):
@@ -45,11 +42,10 @@ def comparisons(run, base_tc, new_tc, band=stats.DEFAULT_BAND):
             for b, n in matched_rows(run, base_tc, new_tc)]
 
 
-def headline(run):
-    """HEADLINE's comparison under the run's first pair (same compiler first), or None."""
-    pairs = pairs_in(run)
-    found = comparisons(run, *pairs[0]) if pairs else []
-    return next((c for c in found if (c.base["impl"], c.base["input"]) == HEADLINE), None)
+def headline(found):
+    """HEADLINE's comparison among `found` ([VersionComparison]), or None."""
+    role, input = HEADLINE
+    return next((c for c in found if role in roles(c.base) and c.base["input"] == input), None)
 
 
 def aa_label(run):
@@ -70,28 +66,52 @@ def rule_note(band):
             "difference between a toolchain and its own repeat is one no toolchain made.")
 
 
-def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
+@dataclass(frozen=True)
+class PairModel:
+    """One run's comparison of two CUDA toolchains, each row with its codegen difference."""
+    run: object
+    base_tc: str
+    new_tc: str
+    comparisons: list   # [VersionComparison]
+    codegen: list       # the codegen difference of each comparison's two builds, in words
+    audit: object       # codegen.Audit the differences come from: the run's own where no audit file is recorded
+    arch: str           # the GPU's compute capability as digits ('90'), '' where not recorded
+    band: float = stats.DEFAULT_BAND
+
+
+def pair_model(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
     audit = audit or codegen.from_run(run)  # no audit file: what the executors recorded, if anything
-    arch = environment.compute_capability(run, new_tc)
-    arch = f"{arch[0]}{arch[1]}" if arch else ""
+    cc = environment.compute_capability(run, new_tc)
+    arch = f"{cc[0]}{cc[1]}" if cc else ""
+    found = comparisons(run, base_tc, new_tc, band)
+    build = lambda row, tc: codegen.find(audit, row["impl"], tc, arch, row["policy"]["counter_bits"])  # noqa: E731
+    diffs = [codegen.difference(build(c.base, base_tc), build(c.new, new_tc)) if audit else codegen.NO_AUDIT
+             for c in found]
+    return PairModel(run, base_tc, new_tc, found, diffs, audit, arch, band)
+
+
+def pair_models(runs, audit):
+    """A PairModel per run and pair of CUDA versions in it, in order."""
+    return [pair_model(run, a, b, audit) for run in runs for a, b in version_pairs(run)]
+
+
+def comparison_table(m):
+    base_tc, new_tc, audit, arch = m.base_tc, m.new_tc, m.audit, m.arch
     rows = []
-    for c in comparisons(run, base_tc, new_tc, band):
-        b, n, ab = c.base, c.new, c.ab
-        diff = codegen.difference(codegen.find(audit, b["impl"], base_tc, arch, b["policy"]["counter_bits"]),
-                                  codegen.find(audit, n["impl"], new_tc, arch, n["policy"]["counter_bits"])) \
-            if audit else codegen.NO_AUDIT
+    for c, diff in zip(m.comparisons, m.codegen):
+        b, ab = c.base, c.ab
         rows.append([kernel_label(b), b["input"], fmt.ms(ab.base_median), fmt.ms(ab.new_median),
                      fmt.ratio(ab.ratio, 3), fmt.interval(ab.ci_low, ab.ci_high), fmt.p_value(ab.p_value)]
                     + _aa_cells(c.aa) + [c.verdict, diff])
     notes = [f"ratio (A/B): {new_tc} median over {base_tc} median (above 1: {new_tc} is slower); "
              f"CI: {stats.CONFIDENCE:.0%} percentile bootstrap ({stats.RESAMPLES:,} resamples, seed {stats.SEED}); "
              "p: two-sided Mann-Whitney U.",
-             f"A/A: {aa_label(run) or 'none: the run repeated no toolchain'}, the same kernel and input in the "
+             f"A/A: {aa_label(m.run) or 'none: the run repeated no toolchain'}, the same kernel and input in the "
              "same run, ratio of medians with its interval.",
-             rule_note(band),
-             f"{conditions(run.rows)}.",
+             rule_note(m.band),
+             f"{conditions(m.run.rows)}.",
              f"codegen: {audit.describe()}" + (f", arch sm_{arch}" if audit and arch else "") + "."]
-    return Table(f"{base_tc} vs {new_tc}: {run.name}, lesson rows, median ms",
+    return Table(f"{base_tc} vs {new_tc}: {m.run.name}, lesson rows, median ms",
                  ["kernel", "input", f"{base_tc} ms", f"{new_tc} ms", "A/B", "95% CI", "p", "A/A", "A/A 95% CI",
                   "verdict", "codegen"], rows, notes, align="llrrrrrrrll")
 
@@ -99,7 +119,7 @@ def comparison_table(run, base_tc, new_tc, audit, band=stats.DEFAULT_BAND):
 @dataclass(frozen=True)
 class PublishedPair:
     """One figure the lesson published under two CUDA versions."""
-    metric: str         # the lesson's name: 'sum_bytes', 'private'
+    metric: str         # the lesson's name for the kernel: lesson_t4.csv's metric without _ms
     input: str          # ours, or '-' for the lesson's input at large
     old: object         # published.LessonSource
     new: object
@@ -107,8 +127,9 @@ class PublishedPair:
     new_ms: float
 
     @property
-    def impl(self):
-        return LESSON_KERNELS.get(self.metric, self.metric)
+    def role(self):
+        """The role our implementation of the lesson's kernel plays, or None for a figure of no kernel."""
+        return LESSON_ROLES.get(self.metric)
 
     @property
     def ratio(self):
@@ -123,9 +144,10 @@ def published_pairs(published):
             if metric.endswith("_ms") and a.get(metric, input) is not None]
 
 
-def published_table(published):
+def published_table(pairs, published):
+    """The published pairs (published_pairs) as a table."""
     rows = [[p.metric, "the lesson's input" if p.input == "-" else p.input, f"CUDA {p.old.cuda}", fmt.ms(p.old_ms),
-             f"CUDA {p.new.cuda}", fmt.ms(p.new_ms), fmt.ratio(p.ratio, 3)] for p in published_pairs(published)]
+             f"CUDA {p.new.cuda}", fmt.ms(p.new_ms), fmt.ratio(p.ratio, 3)] for p in pairs]
     gpus = ", ".join(sorted({s.gpu for s in published.lesson}))
     runs = min(published.lesson, key=lambda s: s.cuda_version).get("timed_runs")
     return Table(f"Published ({gpus}): the same kernels under two CUDA versions",
@@ -139,7 +161,7 @@ def codegen_tables(audit):
     if not audit:
         return []
     tables = []
-    for base_tc, new_tc in codegen.toolchain_pairs(list(dict.fromkeys(r.toolchain for r in audit.records))):
+    for base_tc, new_tc in toolchain_pairs(list(dict.fromkeys(r.toolchain for r in audit.records))):
         rows = []
         for rec in audit.records:
             if rec.toolchain != base_tc:
@@ -152,10 +174,10 @@ def codegen_tables(audit):
     return tables
 
 
-def version_tables(runs, published, audit, not_yet):
-    """Per controlled run and pair of CUDA versions its comparison; `not_yet` says why there is none."""
-    tables = [comparison_table(run, a, b, audit) for run in runs for a, b in pairs_in(run)]
+def version_tables(pairs, published_pairs, published, audit, not_yet):
+    """Each PairModel's table, and the published pairs'; `not_yet` says why there is no PairModel."""
+    tables = [comparison_table(m) for m in pairs]
     if not tables:
         tables.append(Table("CUDA versions compared in one controlled run", ["kernel", "input", "verdict"], [],
                             [not_yet, f"codegen: {audit.describe()}."]))
-    return tables + [published_table(published)]
+    return tables + [published_table(published_pairs, published)]

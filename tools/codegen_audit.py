@@ -192,7 +192,7 @@ def load_bytes(instructions):
 def hot_loop(function):
     """The longest innermost loop (a backward branch's range) that reads
     global memory: the kernel's grid-stride loop (a short loop that reads
-    more bytes, such as lane_shared's fold of 16-byte rows, is not it). NOPs
+    more bytes, such as the subject kernel's fold of 16-byte rows, is not it). NOPs
     are left out of every count: they only pad."""
     instructions = function.instructions
     loops = []

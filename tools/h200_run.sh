@@ -114,7 +114,7 @@ perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf
 # Issue 16: the subject and the peer beside the read floor from 1 MiB to 4 GiB.
 sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/sizes.txt" | tail -40; }
 
-# Claim C8: global and per_block at 64 to 1024 threads per block.
+# Claim C8: the baseline and privatized kernels at 64 to 1024 threads per block.
 blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blocks.txt"; }
 
 bundle() { (cd "$OUT" && find . -maxdepth 3 -type f ! -name '*.json' ! -name logs.tar.gz -print0 |
@@ -149,6 +149,14 @@ profile() {
 
 NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
 
+# The implementations of BACKEND with any of the ROLEs asked for, comma-separated in data/registry.json's
+# order: kernels are named by the registry, not here.
+impls() {
+  python3 -c 'import json, sys
+print(",".join(e["name"] for e in json.load(open("data/registry.json"))["implementations"]
+               if e["backend"] == sys.argv[1] and set(sys.argv[2:]) & set(e["roles"])))' "$@"
+}
+
 # Issue 12: every NVRTC release's SASS and driver-compiled PTX (built by
 # pack, without a GPU) beside nvcc and CUB, in one process under the controls.
 matrix() {
@@ -177,7 +185,8 @@ placement() {
 cache() {
   local mode
   for mode in hot cold; do
-    "$HS" run -i read_floor,sum_bytes,per_block,per_warp,lane_shared,cub --input uniform,lesson_english,one_byte \
+    # By role, but for the contender with a copy of the bins per warp, which no role names apart.
+    "$HS" run -i "$(impls cuda floor reader privatized subject peer),per_warp" --input uniform,lesson_english,one_byte \
       -s 16MiB,32MiB,67109475 --cache "$mode" -o "$OUT" 2>"$OUT/cache-$mode-progress.log" >"$OUT/cache-$mode.txt"
   done
 }

@@ -51,8 +51,9 @@ class VersionVerdicts(unittest.TestCase):
         self.assertEqual(found(Run("x.json", doc), "global", "uniform").verdict, stats.WITHHELD_NO_AA)
 
     def test_the_table_shows_the_a_a_pair_and_the_rule(self):
-        table = versions.comparison_table(lesson_run(aa_factors={("sum_bytes", "uniform"): 1.3}), "nvrtc 12.6.85",
-                                          "nvrtc 13.0.88", None).markdown()
+        pair = versions.pair_model(lesson_run(aa_factors={("sum_bytes", "uniform"): 1.3}), "nvrtc 12.6.85",
+                                   "nvrtc 13.0.88", None)
+        table = versions.comparison_table(pair).markdown()
         line = next(l for l in table.splitlines() if l.startswith("| sum_bytes | uniform |"))
         self.assertIn("| 1.3", line)                       # the A/A ratio, beside the A/B one
         self.assertIn(f"| {stats.WITHHELD_AA} |", line)
@@ -171,10 +172,10 @@ class ByContent(unittest.TestCase):
 class Placement(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.placed = Run("placement.json", synthetic.placement_run(cpu_doc()))
+        cls.placed = placement.model(Run("placement.json", synthetic.placement_run(cpu_doc())))
 
     def series(self, impl="global"):
-        return [s for s in placement.all_series(self.placed) if s.kernel == impl]
+        return [s for s in self.placed.series if s.kernel == impl]
 
     def test_the_planted_best_and_worst_offsets(self):
         for s in self.series():
@@ -205,7 +206,7 @@ class Placement(unittest.TestCase):
     def test_the_lesson_table_shows_global_at_the_best_and_worst_placement(self):
         data = pathlib.Path(fixtures.REPO / "data" / "published")
         run = lesson_run()
-        tables = [t.markdown() for t in lesson.lesson_tables(run, load_published(data), self.placed)]
+        tables = [t.markdown() for t in lesson.lesson_tables(lesson.model(run, load_published(data), self.placed))]
         text = next(t for t in tables if "global by bins placement: nvcc 13.0.88" in t)
         self.assertRegex(text, r"\| uniform \| 1[67]\.\d+ at 0 \| 0\.\d+ \| 512 \| 8\.\d+ \| [\d.]+x \| 0 \| 17\.")
         self.assertIn("placement.json, a different file from the lesson run synthetic.json", text)
@@ -218,7 +219,7 @@ class HotCold(unittest.TestCase):
         cpu = cpu_doc()
         hot, cold = Run("hot.json", synthetic.cache_run(cpu, "hot")), Run("cold.json", synthetic.cache_run(cpu, "cold"))
         self.assertEqual((selection.cache_mode(hot), selection.cache_mode(cold)), ("hot", "cold"))
-        table = hotcold.hot_cold_table(hot, cold, "unused").markdown()
+        table = hotcold.hot_cold_table(hotcold.model(hot, cold), "unused").markdown()
         rows = [l for l in table.splitlines() if l.startswith("| per_block |")]
         self.assertEqual(len(rows), len(synthetic.CACHE_SIZES))
         self.assertIn("| 16,777,216 | yes |", rows[0])

@@ -8,8 +8,8 @@ import random
 import tempfile
 import unittest
 
-from plots import codegen, history
-from plots.results import Run
+from plots import codegen, history, selection
+from plots.results import Run, module_entry
 
 RELEASES = ["12.0.140", "12.6.85", "13.0.88", "13.1.115"]
 POLICY = {"grid": 1024, "block": 256, "threads": 0, "passes": 1, "copies": 1, "counter_bits": 32, "shared_bytes": 0}
@@ -48,11 +48,11 @@ class History(unittest.TestCase):
     def test_a_step_beyond_the_aa_noise_is_named_with_its_front_end(self):
         found = self.series({"global": [1.0, 1.001, 0.999, 1.0], "per_block": [1.0, 1.0, 1.0, 0.95]})
         self.assertEqual(found["global"].steps, [])
-        self.assertTrue(found["global"].verdict().startswith("flat from 12.0.140 to 13.1.115"))
+        self.assertTrue(history.verdict_words(found["global"]).startswith("flat from 12.0.140 to 13.1.115"))
         [step] = found["per_block"].steps
         self.assertEqual(history.version_text(step.release), "13.1.115")
         self.assertLess(step.comparison.ratio, 1)
-        self.assertIn("faster at 13.1.115", found["per_block"].verdict())
+        self.assertIn("faster at 13.1.115", history.verdict_words(found["per_block"]))
         self.assertTrue(step.front_end)
         self.assertIn("hot_loop.instructions 18->15", step.hot_loop)
 
@@ -66,10 +66,10 @@ class History(unittest.TestCase):
             self.assertIn("not-json.json", err.getvalue())
 
     def test_labels_name_release_kind_and_arch(self):
-        self.assertEqual(history.module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
-        self.assertEqual(history.module_entry("nvrtc 13.0.88 compute_90 jit"), ((13, 0, 88), "PTX via the driver", "90"))
-        self.assertIsNone(history.module_entry("nvcc 13.0.88"))
-        self.assertTrue(history.is_matrix_run(matrix({"global": [1.0] * 4})))
+        self.assertEqual(module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
+        self.assertEqual(module_entry("nvrtc 13.0.88 compute_90 jit"), ((13, 0, 88), "PTX via the driver", "90"))
+        self.assertIsNone(module_entry("nvcc 13.0.88"))
+        self.assertTrue(selection.is_matrix_run(matrix({"global": [1.0] * 4})))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,11 @@ import struct
 import tempfile
 import unittest
 
-from plots import appendix, figures, make_all
+from unittest import mock
+
+from plots import (appendix, claims, document, figures, history, hotcold, lesson, make_all, models, perf, placement,
+                   reports, sweep, versions)
+from plots.results import registry, roles
 from plots.tests import fixtures, synthetic
 
 PAPER = fixtures.REPO / "paper"
@@ -34,18 +38,42 @@ def png_inches(path):
     return width / figures.DPI, height / figures.DPI
 
 
+# The models the pipeline computes once per paper (plots/models.py): counted while the paper is made.
+COUNTED = ((claims, "audit"), (placement, "model"), (hotcold, "model"), (history, "model"), (perf, "PerfView"),
+           (perf, "CpuView"), (perf, "small_races"), (versions, "pair_model"), (lesson, "views"),
+           (sweep, "our_series"))
+
+
 class Regenerates(unittest.TestCase):
-    def test_committed_paper_is_what_the_committed_data_makes(self):
+    @classmethod
+    def setUpClass(cls):
         if not (PAPER / "appendix.md").exists():
-            self.skipTest("no committed paper/")
-        with tempfile.TemporaryDirectory() as tmp:
-            out = pathlib.Path(tmp) / "paper"
-            build(fixtures.DATA, out)
-            self.assertEqual(files(out, TEXT), files(PAPER, TEXT), "paper/ holds other files than ./dev paper makes")
-            for name in files(PAPER, TEXT):
-                self.assertEqual((out / name).read_bytes(), (PAPER / name).read_bytes(),
-                                 f"paper/{name} differs from what data/ makes: run ./dev paper")
-            self.assertEqual(files(out / "figures", ("*",)), files(PAPER / "figures", ("*",)))
+            raise unittest.SkipTest("no committed paper/")
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.out = pathlib.Path(cls.tmp.name) / "paper"
+        with contextlib.ExitStack() as stack:
+            cls.calls = {name: stack.enter_context(mock.patch.object(module, name, wraps=getattr(module, name)))
+                         for module, name in COUNTED}
+            build(fixtures.DATA, cls.out)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_committed_paper_is_what_the_committed_data_makes(self):
+        out = self.out
+        self.assertEqual(files(out, TEXT), files(PAPER, TEXT), "paper/ holds other files than ./dev paper makes")
+        for name in files(PAPER, TEXT):
+            self.assertEqual((out / name).read_bytes(), (PAPER / name).read_bytes(),
+                             f"paper/{name} differs from what data/ makes: run ./dev paper")
+        self.assertEqual(files(out / "figures", ("*",)), files(PAPER / "figures", ("*",)))
+
+    def test_each_model_is_computed_once(self):
+        for name, calls in self.calls.items():
+            made = [repr(call) for call in calls.call_args_list]
+            self.assertTrue(made, f"{name} was not computed")
+            self.assertEqual(len(made), len(set(made)), f"{name} computed twice from the same arguments")
+        self.assertEqual(self.calls["audit"].call_count, 1)   # the claims audit: the appendix and two reports read it
 
 
 class Promises(unittest.TestCase):
@@ -87,7 +115,10 @@ class Promises(unittest.TestCase):
 
     def test_one_colour_per_implementation(self):
         self.assertEqual(figures.color("per_warp copies=8"), figures.color("per_warp"))
-        self.assertEqual(len(set(figures.IMPL_COLORS.values())), len(figures.IMPL_COLORS))
+        colors = figures.impl_colors()
+        self.assertEqual(set(colors), {e["name"] for e in registry() if e["backend"] == "cuda"})
+        self.assertEqual(len(set(colors.values())), len(colors))
+        self.assertNotIn(figures.OTHER_COLOR, colors.values())
 
 
 class WithGpuData(unittest.TestCase):
@@ -142,6 +173,27 @@ class WithGpuData(unittest.TestCase):
                 for ext in ("png", "svg", "pdf"):
                     path = self.out / "figures" / f"{name}{suffix}.{ext}"
                     self.assertGreater(path.stat().st_size, 1000, path.name)
+
+
+class RolesInRows(unittest.TestCase):
+    """Runs whose rows record their roles (as the C++ writes them now) read as the same runs without them (roles
+    from data/registry.json): every report the same, word for word."""
+
+    def test_the_same_reports_with_and_without_roles_in_the_rows(self):
+        cpu = fixtures.cpu_doc_or_skip()
+        runs = {"20990101T000000Z_cpu.json": cpu,
+                "20990102T000000Z_synthetic.json": synthetic.gpu_run(fixtures.cpu_only_doc(cpu)),
+                "20990103T000000Z_placement.json": synthetic.placement_run(fixtures.cpu_only_doc(cpu))}
+        with_roles = {name: dict(doc, rows=[dict(r, roles=list(roles(r))) for r in doc["rows"]])
+                      for name, doc in runs.items()}
+        texts = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, docs in enumerate((runs, with_roles)):
+                m = models.build(make_all.gather(fixtures.data_dir(pathlib.Path(tmp) / str(i), docs)))
+                texts.append([document.markdown(appendix.blocks(m, "made", "files"))]
+                             + [document.markdown(build(m)) for build in reports.REPORTS.values()])
+        self.assertTrue(all("roles" in r for doc in with_roles.values() for r in doc["rows"]))
+        self.assertEqual(texts[0], texts[1])
 
 
 class WithoutGpuData(unittest.TestCase):

@@ -6,13 +6,15 @@ import tempfile
 import unittest
 
 from plots import perf, selection
-from plots.results import load_run
+from plots.results import implementation, load_run
 from plots.tests import fixtures, synthetic
 
 SIZE = 1 << 30
 TC = "nvcc 13.0.88"
 INPUTS = ("uniform", "lesson_english", "prose", "one_byte", "distinct_256", "distinct_64", "distinct_32", "distinct_1")
 FLOOR_GBPS = 4000.0
+SUBJECT, PEER = implementation("cuda", "subject"), implementation("cuda", "peer")   # lane_shared, cub
+CPU_SUBJECT = implementation("cpu", "subject")                                     # openmp_fast
 
 
 def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=perf.EXPERIMENT,
@@ -50,7 +52,7 @@ def perf_doc(subject_pct, cub_pct, hardware=True):
     rows = []
     for input in INPUTS:
         rows.append(_row(template, "read_floor", input, FLOOR_GBPS))
-        for impl, pcts in ((perf.SUBJECT, subject_pct), (perf.BASELINE, cub_pct)):
+        for impl, pcts in ((SUBJECT, subject_pct), (PEER, cub_pct)):
             if input in pcts:
                 rows.append(_row(template, impl, input, FLOOR_GBPS * pcts[input] / 100))
     doc["rows"] = _attach_floors(rows)
@@ -129,7 +131,7 @@ class Verdicts(unittest.TestCase):
         subject = {i: 100.0 for i in INPUTS}
         run = load(self.tmp.name, "hw.json", perf_doc(subject, {}))
         text = perf.kernel_ceiling_table(perf.PerfView(run)).markdown()
-        self.assertIn(f"| {perf.SUBJECT} | 4,000 | 80.0% |", text)  # 4000 of a 5000 GB/s ceiling
+        self.assertIn(f"| {SUBJECT} | 4,000 | 80.0% |", text)  # 4000 of a 5000 GB/s ceiling
 
     def test_cpu_verdict(self):
         doc = perf_doc({}, {}, hardware=False)
@@ -137,7 +139,7 @@ class Verdicts(unittest.TestCase):
         rows = []
         for input, fast in (("uniform", 6.0), ("one_byte", 4.0)):
             for impl, gbps, threads in (("openmp_read_floor", 20.0, 2), ("reference", 2.0, 1),
-                                        ("openmp_private", 5.0, 2), (perf.CPU_SUBJECT, fast, 2)):
+                                        ("openmp_private", 5.0, 2), (CPU_SUBJECT, fast, 2)):
                 rows.append(_row(template, impl, input, gbps, backend="cpu", toolchain="cpu", experiment="lesson",
                                  floor="openmp_read_floor", size=1 << 26, threads=threads))
         doc["rows"] = _attach_floors(rows)
@@ -151,8 +153,8 @@ class Verdicts(unittest.TestCase):
         template = doc["rows"][0]
         rows = []
         for input, gbps in subject_gbps.items():
-            for impl, g in (("read_floor", FLOOR_GBPS), ("sum_bytes", 9000.0), (perf.BASELINE, 3000.0),
-                            (perf.SUBJECT, gbps)):
+            for impl, g in (("read_floor", FLOOR_GBPS), ("sum_bytes", 9000.0), (PEER, 3000.0),
+                            (SUBJECT, gbps)):
                 row = _row(template, impl, input, g, experiment="lesson", size=1 << 26)
                 ms = row["summary_ms"]["median"]
                 row["samples_ms"] = [ms * (1 + 0.002 * (k - samples // 2)) for k in range(samples)]
@@ -179,7 +181,7 @@ class Verdicts(unittest.TestCase):
             template = doc["rows"][0]
             doc["rows"] = _attach_floors([_row(template, impl, "uniform", g, backend="cpu", toolchain="cpu",
                                                experiment="lesson", floor="openmp_read_floor", size=1 << 26)
-                                          for impl, g in (("openmp_read_floor", 20.0), (perf.CPU_SUBJECT, 6.0))])
+                                          for impl, g in (("openmp_read_floor", 20.0), (CPU_SUBJECT, 6.0))])
             return doc
         runs = [load(self.tmp.name, name, cpu_doc(cores))
                 for name, cores in (("a_2.json", 2), ("b_16.json", 16), ("c_2.json", 2))]

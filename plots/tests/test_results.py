@@ -6,8 +6,10 @@ import pathlib
 import tempfile
 import unittest
 
-from plots import codegen, make_all
-from plots.results import ResultError, Run, first_nonpositive_time, load_run, load_runs, run_order_key
+from unittest import mock
+
+from plots import codegen, lesson, make_all, results
+from plots.results import ResultError, Run, first_nonpositive_time, load_run, load_runs, roles, run_order_key
 from plots.tests import fixtures, synthetic
 
 
@@ -139,6 +141,53 @@ class Malformed(unittest.TestCase):
         base = codegen.find(audit, "sum_bytes", "nvrtc 12.6.85", "90")
         self.assertEqual(codegen.difference(base, codegen.find(audit, "sum_bytes", "nvrtc 13.0.88", "90")),
                          "registers 16->20")
+
+
+class Roles(unittest.TestCase):
+    """A row's roles are its own where it records them, else data/registry.json's: kernels are found by role."""
+
+    def setUp(self):
+        self.doc = fixtures.cpu_doc_or_skip()
+        self.doc["rows"] = [r for r in self.doc["rows"] if r["experiment"] == "lesson"]
+
+    def test_a_row_without_roles_takes_the_registry_s(self):
+        listed = json.loads(results.REGISTRY_PATH.read_text())["implementations"]
+        listed = {(e["name"], e["backend"]): tuple(e["roles"]) for e in listed}
+        for row in self.doc["rows"]:
+            self.assertEqual(roles(row), listed[(row["impl"], row["backend"])], row["impl"])
+        self.assertIn("oracle", roles(next(r for r in self.doc["rows"] if r["impl"] == "reference")))
+        self.assertEqual(roles(dict(self.doc["rows"][0], impl="not_in_the_registry")), ())
+
+    def test_a_row_s_own_roles_decide(self):
+        renamed = {"reference": ("new_oracle", ["oracle"]), "openmp_private": ("new_private", ["privatized"])}
+        for row in self.doc["rows"]:
+            if row["impl"] in renamed:
+                row["impl"], row["roles"] = renamed[row["impl"]]
+        view, = lesson.views(Run("roles.json", self.doc))
+        self.assertEqual((view.base, view.private), ("new_oracle", "new_private"))
+        table = lesson.main_table(view, lesson.baseline_source(make_all.gather(fixtures.DATA).published))
+        self.assertIn("| new_oracle ms | new_private ms |", table.markdown())
+        self.assertNotIn("| - | - | - |", table.markdown().split("\n")[4])   # the times are found under the new names
+
+    def test_roles_must_be_a_list_of_strings(self):
+        self.doc["rows"][2]["roles"] = "oracle"
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "roles.json"
+            path.write_text(json.dumps(self.doc))
+            with self.assertRaises(ResultError) as caught:
+                load_run(path)
+        self.assertIn("rows[2].roles", str(caught.exception))
+
+    def test_an_unreadable_registry_is_named(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "registry.json"
+            for text in ("{", '{"implementations": [{"name": "x", "backend": "tpu", "roles": []}]}'):
+                path.write_text(text)
+                results.registry.cache_clear()
+                with mock.patch.object(results, "REGISTRY_PATH", path), self.assertRaises(ResultError) as caught:
+                    results.registry()
+                self.assertIn("data/registry.json: cannot read the implementations' roles", str(caught.exception))
+        results.registry.cache_clear()
 
 
 if __name__ == "__main__":
