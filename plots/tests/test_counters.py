@@ -13,7 +13,7 @@ import unittest
 
 import jsonschema
 
-from plots import appendix, counters, document, make_all
+from plots import appendix, counters, document, make_all, models, selection
 from plots.results import ResultError
 from plots.tests import fixtures
 
@@ -230,8 +230,8 @@ class Paper(unittest.TestCase):
     def test_no_profile_no_counters(self):
         with TempData({}) as d:
             self.assertIsNone(d.load())
-            self.assertEqual(counters.reports(appendix.Study(None, None, None, counted=d.load())), {})
-            self.assertEqual(counters.appendix_blocks(appendix.Study(None, None, None)), [])
+            self.assertEqual(counters.reports(selection.Study(None, None, None, counted=d.load())), {})
+            self.assertEqual(counters.appendix_blocks(selection.Study(None, None, None)), [])
             self.assertEqual(counters.files(None), [])
 
     def test_a_profile_adds_a_report_an_appendix_section_and_its_stamp(self):
@@ -242,7 +242,7 @@ class Paper(unittest.TestCase):
             self.assertEqual(study.counted.path, "data/profiles/20990101T000000Z_nvidia-h200_profile.json")
             files = make_all.data_files(study, "data/published/")
             self.assertEqual(files[-1], study.counted.path)
-            blocks = appendix.blocks(study, "made", "files")
+            blocks = appendix.blocks(models.build(study), "made", "files")
             text = document.markdown(blocks)
             self.assertIn("### Counted, not declared", text)
             self.assertIn("(reports/counters.md)", text)
