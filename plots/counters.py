@@ -39,7 +39,7 @@ BINS = 256                 # a histogram's bins: what a privatized block merges
 SECTOR_BYTES = 32          # an L2 sector; lts__t_sectors counts them
 WARP = 32                 # lanes a warp instruction can carry
 BYTES_TOLERANCE = 0.01     # bytes read: the counter sees whole 32-byte sectors at the input's ends and what a kernel
-#                            reads beside its input (lane_shared's rows: 264 x 256 x 4 bytes at the lesson's size)
+#                            reads beside its input (the subject's rows: 264 x 256 x 4 bytes at the lesson's size)
 MOVES = 0.02               # placement: a counter moves with the offset when it differs by more than this fraction
 NOISE_FACTOR = 3           # ... and by more than this many times the spread of the case's own two runs
 FOLLOWS = 0.9              # ... and follows the time over every offset when |Pearson r| is at least this
