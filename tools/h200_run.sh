@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 HS="$BUILD_DIR/histostudy"
-PACK=.deps/h200/nvrtc.tar.xz
+PACK=${PACK:-.deps/h200/nvrtc.tar.xz}  # the NVRTC releases packed for the GPU machine
 MODULES=.deps/h200/modules
 NVRTC_12=.deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
 NVRTC_13=.deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13
