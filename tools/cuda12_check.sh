@@ -85,10 +85,10 @@ pypi_headers() {  # $1: 12.0 or 12.8 -> $WORK/hdr-$1 (every header) and $WORK/cc
   rm -f "$WORK/hdr-$v/__init__.py" "$WORK/cccl-$v/__init__.py"
 }
 
-# Every compile command of BUILD again: C++ that includes a CUDA header against HDR (syntax
-# only), .cu with CCCL first on the include path. Prints a line a file.
+# Every compile command of BUILD again (its nvcc is 12.4's, from PATH): C++ that includes a
+# CUDA header against HDR (syntax only), .cu with CCCL first on the include path. A line a file.
 recompile() {  # BUILD HDR CCCL
-  "${PYTHON:-/usr/bin/python3}" - "$@" "$WORK/12.4/include" <<'PY'
+  PATH="$WORK/12.4/bin:$PATH" "${PYTHON:-/usr/bin/python3}" - "$@" "$WORK/12.4/include" <<'PY'
 import json, shlex, subprocess, sys, tempfile
 build, headers, cccl, own = sys.argv[1:5]
 deps = subprocess.run(["ninja", "-C", build, "-t", "deps"], capture_output=True, text=True, check=True).stdout
