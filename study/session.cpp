@@ -29,6 +29,7 @@ std::vector<Executor*> Executors::all() const {
 
 namespace {
 
+#if HISTOSTUDY_HAVE_CUDA
 // --control: "auto" repeats the first toolchain when two or more are
 // compared (a modules directory holds many); "none" adds no control; a spec
 // repeats that toolchain (of a modules directory, its first entry).
@@ -42,6 +43,8 @@ std::string control_spec(const std::string& control, const std::vector<std::stri
 // The CPU executor, and one GPU executor per toolchain spec ("nvcc",
 // "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
 // one shared device: the study samples them in rotation.
+#endif
+
 // The GPU's UUID, from the first GPU executor; "" without one.
 std::string gpu_uuid(const Executors& ex) {
   for (const auto& e : ex.owned) {
