@@ -39,10 +39,6 @@ std::string control_spec(const std::string& control, const std::vector<std::stri
   const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && gpu::modules_dir_of(toolchains[0]));
   return several ? toolchains.front() : "";
 }
-
-// The CPU executor, and one GPU executor per toolchain spec ("nvcc",
-// "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
-// one shared device: the study samples them in rotation.
 #endif
 
 // The GPU's UUID, from the first GPU executor; "" without one.
