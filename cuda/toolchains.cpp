@@ -18,6 +18,7 @@
 #include "cuda/shared_device.hpp"
 #include "cuda/variants.hpp"
 #include "study/error.hpp"
+#include "study/fleet.hpp"
 #include "study/results.hpp"
 
 namespace hs::gpu {
@@ -115,6 +116,7 @@ namespace {
 
 int device_index(const std::string& spec, int count) {
   if (spec.empty()) return 0;
+  if (names_several_devices(spec)) no_such_device(spec, "this command runs on one GPU (run takes all or a list)");
   if (spec.find_first_not_of("0123456789") == std::string::npos && spec.size() <= 6) {
     const int index = std::stoi(spec);
     if (index >= count) no_such_device(spec, "no GPU of that index");
@@ -135,6 +137,22 @@ std::vector<std::string> gpu_lines() {
   std::vector<std::string> lines;
   for (int d = 0; d < SharedDevice::count(); ++d) lines.push_back(gpu_line(d));
   return lines;
+}
+
+std::vector<int> device_indices(const std::string& spec) {
+  const int count = SharedDevice::count();
+  std::vector<int> indices;
+  if (spec == "all") {
+    for (int d = 0; d < count; ++d) indices.push_back(d);
+    return indices;
+  }
+  for (const auto& item : device_list(spec)) {
+    const int index = device_index(item, count);
+    if (std::find(indices.begin(), indices.end(), index) != indices.end())
+      no_such_device(spec, "GPU " + std::to_string(index) + " named twice (each GPU runs the study once)");
+    indices.push_back(index);
+  }
+  return indices;
 }
 
 std::shared_ptr<SharedDevice> open_device(const std::string& spec) {

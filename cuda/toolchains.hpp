@@ -44,6 +44,11 @@ void check_toolchain(const std::string& spec);
 std::shared_ptr<SharedDevice> open_device(const std::string& spec = "");
 std::shared_ptr<SharedDevice> open_device(int) = delete;  // a literal 0 would become a null string
 
+// The indices of the GPUs "all" or a --device list ("0,2", UUIDs or their
+// starts) names, in the order named; throws as open_device does, and
+// UsageError for a GPU named twice.
+std::vector<int> device_indices(const std::string& spec);
+
 // "0: NVIDIA H200, GPU-b0422cc1-..., PCI 00000000:00:06.0": the GPU of
 // that index, and every GPU here a line each.
 std::string gpu_line(int device);

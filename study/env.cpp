@@ -71,7 +71,7 @@ nlohmann::json host_environment() {
   return {{"cpu_model", first_value("/proc/cpuinfo", "model name", ':')},
           {"logical_cores", std::thread::hardware_concurrency()},
           {"openmp_max_threads", omp_get_max_threads()},
-          {"variables", variables_with_prefixes({"OMP_", "CUDA_"})},
+          {"variables", variables_with_prefixes({"OMP_", "CUDA_", "SLURM_"})},  // SLURM_: which job and task ran it
           {"os", first_value("/etc/os-release", "PRETTY_NAME", '=')},
           {"kernel", std::string(uts.sysname) + " " + uts.release},
           {"machine", uts.machine},

@@ -8,7 +8,7 @@
 
 namespace hs {
 
-// CPU model, cores, OpenMP threads, OMP_* and CUDA_* variables, OS, kernel.
+// CPU model, cores, OpenMP threads, OMP_*, CUDA_* and SLURM_* variables, OS, kernel.
 nlohmann::json host_environment();
 
 // How this binary was built: version, compiler, build type, CUDA flags and archs.

@@ -26,6 +26,7 @@
 #include "study/env.hpp"
 #include "study/experiments.hpp"
 #include "study/files.hpp"
+#include "study/fleet.hpp"
 #include "study/error.hpp"
 #include "study/inputs.hpp"
 #include "study/nvml.hpp"
@@ -93,6 +94,10 @@ void check_stdout() {
 constexpr const char* kDeviceHelp =
     "the GPU: its index (0, 1, ...) or UUID (GPU-..., as nvidia-smi -L prints it; a unique start will do); "
     "default: the first";
+constexpr const char* kRunDeviceHelp =
+    "the GPU: its index (0, 1, ...) or UUID (GPU-..., as nvidia-smi -L prints it; a unique start will do); "
+    "all, or a list (0,2): the study on each of them at once, one process per GPU, one result file each "
+    "with a common run id; default: the first";
 
 struct RunOptions {
   std::vector<std::string> experiments, impls, inputs, sizes, toolchains, bins_offsets;
@@ -100,7 +105,8 @@ struct RunOptions {
   int lesson_reps = hs::TimingPlan{}.lesson_reps;
   double noise_pct = 0.5, max_time_s = 5.0, throttle = 0.75;
   std::string cache = "cold", control = "auto";
-  std::string device;  // --device: index or UUID; "" the first GPU
+  std::string device;  // --device: index or UUID; "" the first GPU; "all" or a list: one child each
+  std::string run_id;  // --run-id: the run of several GPUs or Slurm tasks this one is part of
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
 };
@@ -142,6 +148,32 @@ void check_before_measuring(const RunOptions& opt) {
   if (!opt.no_save) hs::check_writable_dir(opt.out_dir);
 }
 
+// --device all or a list: the same command on every GPU named at once, one
+// child process each with --device naming its GPU and a common --run-id.
+int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
+  const auto gpus = hs::gpus_named(opt.device);
+  const std::string run_id = opt.run_id.empty() ? hs::new_run_id() : opt.run_id;
+  std::cerr << "histostudy: run " << run_id << " on " << gpus.size() << " GPUs at once, one process each:\n";
+  std::vector<hs::Member> members;
+  for (const auto& gpu : gpus) {
+    std::cerr << "histostudy:   GPU " << gpu.line << "\n";
+    members.push_back({"GPU " + std::to_string(gpu.index), hs::member_argv(argv, std::to_string(gpu.index), run_id)});
+  }
+  // The very binary running now, even should a rebuild have replaced its file.
+  const auto exits = hs::run_members(members, "/proc/self/exe", std::cout, std::cerr);
+  int status = 0;
+  if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
+  for (const auto& e : exits) {
+    if (!e.result_file.empty()) std::cout << "  " << e.label << ": " << e.result_file << "\n";
+    std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
+    if (e.status != 0 && status == 0) status = e.status;
+  }
+  if (!opt.no_save)
+    std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << opt.out_dir << "\n";
+  check_stdout();
+  return status;
+}
+
 int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::StudyRequest request;
   request.experiments = unique(split_commas(opt.experiments));
@@ -160,7 +192,9 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
   request.gpu_timing.throttle_fraction = opt.throttle;
   request.gpu_timing.lesson_reps = opt.lesson_reps;
+  if (!opt.run_id.empty()) hs::check_run_id(opt.run_id);
   check_before_measuring(opt);
+  if (hs::names_several_devices(opt.device)) return run_on_gpus(opt, argv);
 
   const auto toolchains = split_commas(opt.toolchains);
   const hs::Executors ex =
@@ -172,8 +206,9 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
-  const hs::RunRecord record = hs::record_run(request, cases, ex, argv,
-                                              [](const std::string& line) { std::cerr << line << std::endl; });
+  hs::RunRecord record = hs::record_run(request, cases, ex, argv,
+                                        [](const std::string& line) { std::cerr << line << std::endl; });
+  record.run_id = opt.run_id;
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
   if (!record.incomplete.empty())
@@ -334,7 +369,10 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)");
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
-  run->add_option("--device", run_opt.device, kDeviceHelp);
+  run->add_option("--device", run_opt.device, kRunDeviceHelp);
+  run->add_option("--run-id", run_opt.run_id,
+                  "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
+                  "(--device all sets it; tools/slurm_fleet.sh gives each array job one)");
   run->add_option("--toolchain", run_opt.toolchains,
                   "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
                   "(default nvcc; see list)");

@@ -121,6 +121,7 @@ nlohmann::json result_document(const RunRecord& record) {
                         {"rows", nlohmann::json::array()}};
   for (const auto& r : record.rows) doc["rows"].push_back(r.to_json());
   if (!record.hardware.is_null()) doc["hardware"] = record.hardware;
+  if (!record.run_id.empty()) doc["run_id"] = record.run_id;
   if (!record.incomplete.empty()) doc["incomplete"] = {{"error", record.incomplete}};
   return doc;
 }

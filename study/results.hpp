@@ -22,6 +22,7 @@ struct RunRecord {
   std::vector<Row> rows;
   nlohmann::json hardware;   // the perf experiment's shared-memory rates; null otherwise
   std::string incomplete;    // the error that stopped the run after measuring; "" when it finished
+  std::string run_id;        // the run of several GPUs (or Slurm tasks) this file is one part of; "" alone
 };
 
 // The result document of data/schema/result.schema.json.

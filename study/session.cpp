@@ -9,6 +9,7 @@
 #include "study/env.hpp"
 #include "study/error.hpp"
 #include "study/experiments.hpp"
+#include "study/fleet.hpp"
 #include "study/nvml.hpp"
 #include "study/results.hpp"
 #if HISTOSTUDY_HAVE_CUDA
@@ -91,6 +92,21 @@ Executors make_executors(const std::vector<std::string>& toolchains, const std::
   return ex;
 }
 
+std::vector<NamedGpu> gpus_named(const std::string& spec) {
+  if (spec != "all") device_list(spec);  // a malformed list is refused on any machine
+#if HISTOSTUDY_HAVE_CUDA
+  try {
+    std::vector<NamedGpu> gpus;
+    for (const int index : gpu::device_indices(spec)) gpus.push_back({index, gpu::gpu_line(index)});
+    return gpus;
+  } catch (const Unavailable& e) {
+    throw Unavailable("--device " + spec + ": " + e.what());
+  }
+#else
+  throw Unavailable("--device " + spec + ": this histostudy was built without CUDA");
+#endif
+}
+
 // NVML's snapshot of the run's GPU (clocks, power, temperature...); null without one.
 nlohmann::json gpu_state(const Executors& ex) {
   const std::string uuid = gpu_uuid(ex);
@@ -125,12 +141,16 @@ namespace {
 // once failed its save on a name of 600.
 constexpr std::size_t kMaxStemToolchains = 100;
 
-std::string result_stem(const Executors& ex, const std::vector<Row>& rows) {
+std::string result_stem(const Executors& ex, const RunRecord& record) {
+  const auto& rows = record.rows;
   std::string device = "cpu";
   std::vector<std::string> used;
   for (const auto& e : ex.owned) {
     const auto d = e->describe();
-    if (d.contains("device") && d["device"].contains("name")) device = d["device"]["name"].get<std::string>();
+    if (d.contains("device") && d["device"].contains("name")) {
+      device = d["device"]["name"].get<std::string>();
+      if (!record.run_id.empty() && d["device"].contains("index")) device += " gpu" + d["device"]["index"].dump();
+    }
     if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.toolchain == e->toolchain(); }))
       used.push_back(e->toolchain());
   }
@@ -206,7 +226,7 @@ RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases
 }
 
 std::string save_run(const RunRecord& record, const Executors& ex, const std::string& dir) {
-  return save(record, dir, result_stem(ex, record.rows));
+  return save(record, dir, result_stem(ex, record));
 }
 
 }  // namespace hs

@@ -33,6 +33,17 @@ struct Executors {
 Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none",
                          const std::string& device = "");
 
+// A GPU that --device all or a list names: its index and its line ("1:
+// NVIDIA H200, GPU-..., PCI 00000000:00:07.0").
+struct NamedGpu {
+  int index;
+  std::string line;
+};
+
+// The GPUs "all" or a --device list names, in the order named. Throws
+// Unavailable without a usable GPU, UsageError for one not here or named twice.
+std::vector<NamedGpu> gpus_named(const std::string& spec);
+
 // The environment record of a run on `ex` (host, build, driver, executors).
 nlohmann::json environment_record(const Executors& ex);
 
@@ -45,9 +56,10 @@ nlohmann::json gpu_state(const Executors& ex);
 RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases, const Executors& ex,
                      const std::vector<std::string>& argv, const std::function<void(const std::string&)>& progress);
 
-// Writes the record as DIR/<date>_<gpu or cpu>_<toolchains>.json (a plain
-// name should that be refused, so no measurement is lost to a file name);
-// returns the path.
+// Writes the record as DIR/<date>_<gpu or cpu>_<toolchains>.json, the GPU
+// with its index (<name>-gpuN) in a run of several GPUs (a run id); a plain
+// name should that be refused, so no measurement is lost to a file name.
+// Returns the path.
 std::string save_run(const RunRecord& record, const Executors& ex, const std::string& dir);
 
 }  // namespace hs

@@ -143,6 +143,52 @@ class Device(unittest.TestCase):
             if gpu:
                 self.assertIn("GPUs here: 0: ", err)
 
+    def test_several_devices_without_a_gpu_or_badly_named_are_one_line(self):
+        gpu = "[cannot run here]" not in run("list").stdout.decode()
+        study = ["run", "-s", "611", "--impl", "reference", "--no-save"]
+        cases = [(study + ["--device", "0,0"], 2, "--device 0,0: 0 named twice"),
+                 (study + ["--device", ","], 2, "--device ,: name GPUs"),
+                 (study + ["--run-id", "a b"], 2, "--run-id a b: name it with"),
+                 (["env", "--device", "all"], 1, "--device all: ")]
+        if not gpu:
+            cases += [(study + ["--device", "all"], 1, "--device all: "),
+                      (study + ["--device", "0,1"], 1, "--device 0,1: ")]
+        for args, code, says in cases:
+            with self.subTest(args=args):
+                r = run(*args)
+                err = r.stderr.decode()
+                self.assertEqual(r.returncode, code, err)
+                self.assertEqual(err.count("\n"), 1, err)
+                self.assertIn(says, err)
+
+    def test_a_run_id_is_recorded(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = run("run", "-s", "4096", "--impl", "reference", "--reps", "3", "--run-id", "fleet-7", "-o", d)
+            self.assertEqual(r.returncode, 0, r.stderr.decode())
+            with open(os.path.join(d, os.listdir(d)[0])) as f:
+                self.assertEqual(json.load(f)["run_id"], "fleet-7")
+
+    def test_every_gpu_at_once(self):
+        """--device all: one child per GPU, one result file each, one run id; every line tagged with its GPU."""
+        if "[cannot run here]" in run("list").stdout.decode():
+            self.skipTest("no usable GPU here")
+        with tempfile.TemporaryDirectory() as d:
+            r = run("run", "--device", "all", "-s", "65536", "--impl", "global,reference", "--reps", "3", "-o", d)
+            err = r.stderr.decode()
+            self.assertEqual(r.returncode, 0, err)
+            count = int(err.split(" GPUs at once")[0].rsplit(" ", 1)[1])
+            docs = []
+            for name in sorted(os.listdir(d)):
+                with open(os.path.join(d, name)) as f:
+                    docs.append(json.load(f))
+        self.assertEqual(len(docs), count, err)
+        self.assertEqual(len({doc["run_id"] for doc in docs}), 1)
+        uuids = {row["device"]["uuid"] for doc in docs for row in doc["rows"] if row["backend"] == "cuda"}
+        self.assertEqual(len(uuids), count)
+        for i in range(count):
+            self.assertIn(f"histostudy: GPU {i} exited 0", err)
+            self.assertIn(f"[GPU {i}] histostudy: on GPU {i}: ", err)
+
     def test_rows_name_their_gpu(self):
         if "[cannot run here]" in run("list").stdout.decode():
             self.skipTest("no usable GPU here")

@@ -17,7 +17,7 @@
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
 # Stages: unpack build test sanitize study order placement cache perf blocks
-# (default: all, in that order), matrix and profile (on request); the logs
+# (default: all, in that order), matrix, profile and fleet (on request); the logs
 # are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
@@ -191,6 +191,23 @@ cache() {
   done
 }
 
+# Issue 17, on request on a machine of two or more GPUs: the study on every
+# GPU at once, one process per GPU, each with its A/A control (FLEET_ARGS:
+# histostudy run arguments), into $OUT/fleet; then the report of the GPUs
+# side by side where this python3 has plots/' packages (else make it where
+# the files come back: python3 -m plots.fleet DIR).
+fleet() {
+  # shellcheck disable=SC2086
+  "$HS" run --device all ${FLEET_ARGS:--e lesson,sweep --control nvcc} -o "$OUT/fleet" \
+    2>"$OUT/fleet-progress.log" >"$OUT/fleet.txt" || { tail -20 "$OUT/fleet-progress.log"; return 1; }
+  grep -E "^histostudy: (run |  GPU |GPU )" "$OUT/fleet-progress.log"
+  if python3 -c 'import numpy, scipy, jsonschema' 2>/dev/null; then
+    python3 -m plots.fleet "$OUT/fleet" -o "$OUT/fleet-report.md" && grep -c "^| " "$OUT/fleet-report.md"
+  else
+    echo "no numpy, scipy or jsonschema here: python3 -m plots.fleet DIR where the files come back"
+  fi
+}
+
 # The default study (lesson + sweep), the three toolchains and the A/A
 # control sampled in rotation; every row is checked bin for bin before it is timed. The sm_90
 # cubins the two NVRTCs build here are kept too: their SHA-256 should equal
@@ -211,7 +228,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile "
+known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }

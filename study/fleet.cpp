@@ -1,0 +1,267 @@
+#include "study/fleet.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "study/env.hpp"
+#include "study/error.hpp"
+#include "study/results.hpp"
+
+extern char** environ;
+
+namespace hs {
+
+bool names_several_devices(const std::string& spec) {
+  return spec == "all" || spec.find(',') != std::string::npos;
+}
+
+std::vector<std::string> device_list(const std::string& spec) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (start <= spec.size()) {
+    const auto comma = std::min(spec.find(',', start), spec.size());
+    const auto item = spec.substr(start, comma - start);
+    if (!item.empty()) {
+      if (std::find(items.begin(), items.end(), item) != items.end())
+        throw UsageError("--device " + spec + ": " + item + " named twice (each GPU runs the study once)");
+      items.push_back(item);
+    }
+    start = comma + 1;
+  }
+  if (items.empty()) throw UsageError("--device " + spec + ": name GPUs by index or UUID, or all");
+  return items;
+}
+
+std::vector<std::string> member_argv(const std::vector<std::string>& argv, const std::string& device,
+                                     const std::string& run_id) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < argv.size(); ++i) {
+    const auto& a = argv[i];
+    const bool replaced = i > 0 && (a == "--device" || a == "--run-id");
+    if (replaced) {
+      ++i;  // and its value
+      continue;
+    }
+    if (i > 0 && (a.starts_with("--device=") || a.starts_with("--run-id="))) continue;
+    out.push_back(a);
+  }
+  for (const auto& a : {std::string("--device"), device, std::string("--run-id"), run_id}) out.push_back(a);
+  return out;
+}
+
+std::string new_run_id() {
+  std::array<char, 256> host{};
+  if (::gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  return utc_now(true) + "-" + slug(host.data()) + "-" + std::to_string(::getpid());
+}
+
+void check_run_id(const std::string& id) {
+  const auto allowed = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; };
+  if (id.empty() || id.size() > 100 || !std::isalnum(static_cast<unsigned char>(id[0])) ||
+      !std::all_of(id.begin(), id.end(), allowed))
+    throw UsageError("--run-id " + id + ": name it with 1 to 100 letters, digits, '.', '_' or '-', "
+                     "starting with a letter or digit");
+}
+
+namespace {
+
+// Signals caught while members run, handed to the poll loop through a pipe
+// (a handler may only write).
+int g_signal_pipe = -1;
+
+extern "C" void pass_signal_on(int signal) {
+  const unsigned char s = static_cast<unsigned char>(signal);
+  if (g_signal_pipe >= 0) (void)!::write(g_signal_pipe, &s, 1);
+}
+
+constexpr std::array kPassedSignals = {SIGINT, SIGTERM, SIGHUP};
+
+// Catches kPassedSignals for as long as it lives, then puts the earlier
+// handlers back.
+class SignalRelay {
+ public:
+  SignalRelay() {
+    if (::pipe2(fds_.data(), O_CLOEXEC | O_NONBLOCK) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
+    g_signal_pipe = fds_[1];
+    struct sigaction sa{};
+    sa.sa_handler = pass_signal_on;
+    sigemptyset(&sa.sa_mask);
+    for (std::size_t i = 0; i < kPassedSignals.size(); ++i) ::sigaction(kPassedSignals[i], &sa, &before_[i]);
+  }
+  ~SignalRelay() {
+    for (std::size_t i = 0; i < kPassedSignals.size(); ++i) ::sigaction(kPassedSignals[i], &before_[i], nullptr);
+    g_signal_pipe = -1;
+    ::close(fds_[0]);
+    ::close(fds_[1]);
+  }
+  SignalRelay(const SignalRelay&) = delete;
+  SignalRelay& operator=(const SignalRelay&) = delete;
+  int fd() const { return fds_[0]; }
+
+ private:
+  std::array<int, 2> fds_{};
+  std::array<struct sigaction, kPassedSignals.size()> before_{};
+};
+
+struct Stream {
+  int fd = -1;
+  std::string pending;  // bytes not yet relayed
+};
+
+struct Running {
+  const Member* member;
+  pid_t pid = -1;
+  Stream out, err;
+  MemberExit exit;
+};
+
+std::string prefixed_lines(const std::string& label, const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const auto end = std::min(text.find('\n', start), text.size());
+    out += "[" + label + "] " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
+// Relays the complete lines of `pending` (all of it at the end of the stream).
+void relay_lines(const std::string& label, std::string& pending, bool at_end, std::ostream& to) {
+  const auto newline = pending.rfind('\n');
+  const std::size_t used = at_end ? pending.size() : newline == std::string::npos ? 0 : newline + 1;
+  if (used == 0) return;
+  to << prefixed_lines(label, pending.substr(0, used)) << std::flush;
+  pending.erase(0, used);
+}
+
+std::string result_file_of(const std::string& output) {
+  constexpr std::string_view kLine = "result file: ";
+  std::size_t start = 0;
+  while (start < output.size()) {
+    const auto end = std::min(output.find('\n', start), output.size());
+    const std::string_view line(output.data() + start, end - start);
+    if (line.starts_with(kLine)) return std::string(line.substr(kLine.size()));
+    start = end + 1;
+  }
+  return "";
+}
+
+void start(Running& r, const std::string& program) {
+  std::array<int, 2> out{}, err{};
+  if (::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0)
+    throw Error(std::string("pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  std::vector<char*> args;
+  for (const auto& a : r.member->argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const int failed = ::posix_spawn(&r.pid, program.c_str(), &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(out[1]);
+  ::close(err[1]);
+  r.out.fd = out[0];
+  r.err.fd = err[0];
+  if (failed) {
+    r.pid = -1;
+    r.exit.status = 127;
+    r.exit.how = "could not start " + program + ": " + std::strerror(failed);
+  }
+}
+
+// Reads what `s` has; at its end relays what is left and closes it.
+void drain(Stream& s, const std::string& label, bool live, std::ostream& to) {
+  std::array<char, 65536> buf{};
+  const ssize_t n = ::read(s.fd, buf.data(), buf.size());
+  if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+  if (n > 0) {
+    s.pending.append(buf.data(), std::size_t(n));
+    if (live) relay_lines(label, s.pending, false, to);
+    return;
+  }
+  ::close(s.fd);
+  s.fd = -1;
+}
+
+void reap(Running& r) {
+  if (r.pid < 0) return;
+  int status = 0;
+  while (::waitpid(r.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.pid = -1;
+  if (WIFEXITED(status)) {
+    r.exit.status = WEXITSTATUS(status);
+    r.exit.how = "exited " + std::to_string(r.exit.status);
+  } else if (WIFSIGNALED(status)) {
+    r.exit.status = 128 + WTERMSIG(status);
+    r.exit.how = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  }
+}
+
+void pass_on(int signal_fd, std::vector<Running>& running) {
+  unsigned char s = 0;
+  while (::read(signal_fd, &s, 1) == 1)
+    for (auto& r : running)
+      if (r.pid > 0) ::kill(r.pid, s);
+}
+
+}  // namespace
+
+std::vector<MemberExit> run_members(const std::vector<Member>& members, const std::string& program, std::ostream& out,
+                                    std::ostream& err) {
+  SignalRelay relay;
+  std::vector<Running> running(members.size());
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    running[i].member = &members[i];
+    running[i].exit.label = members[i].label;
+    start(running[i], program);
+  }
+  for (;;) {
+    std::vector<pollfd> fds = {{relay.fd(), POLLIN, 0}};
+    std::vector<std::pair<Running*, Stream*>> owners = {{nullptr, nullptr}};
+    for (auto& r : running)
+      for (Stream* s : {&r.err, &r.out})
+        if (s->fd >= 0) {
+          fds.push_back({s->fd, POLLIN, 0});
+          owners.emplace_back(&r, s);
+        }
+    if (fds.size() == 1) break;
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      throw Error(std::string("poll: ") + std::strerror(errno));
+    }
+    if (fds[0].revents) pass_on(relay.fd(), running);
+    for (std::size_t i = 1; i < fds.size(); ++i) {
+      if (!fds[i].revents) continue;
+      auto [r, s] = owners[i];
+      const bool live = s == &r->err;
+      drain(*s, r->member->label, live, live ? err : out);
+      if (s->fd < 0 && live) relay_lines(r->member->label, s->pending, true, err);
+      if (r->out.fd < 0 && r->err.fd < 0) {  // ended: its output as one block
+        r->exit.result_file = result_file_of(r->out.pending);
+        relay_lines(r->member->label, r->out.pending, true, out);
+        reap(*r);
+      }
+    }
+  }
+  std::vector<MemberExit> exits;
+  for (auto& r : running) {
+    reap(r);
+    exits.push_back(r.exit);
+  }
+  return exits;
+}
+
+}  // namespace hs
