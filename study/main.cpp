@@ -55,6 +55,7 @@ struct Executors {
   }
 };
 
+#if HISTOSTUDY_HAVE_CUDA
 // --control: "auto" repeats the first toolchain when two or more are
 // compared (a modules directory holds many); "none" adds no control; a spec
 // repeats that toolchain (of a modules directory, its first entry).
@@ -64,6 +65,7 @@ std::string control_spec(const std::string& control, const std::vector<std::stri
   const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && hs::gpu::modules_dir_of(toolchains[0]));
   return several ? toolchains.front() : "";
 }
+#endif
 
 // The CPU executor, and one GPU executor per toolchain spec ("nvcc",
 // "nvrtc", "nvrtc:LIBRARY"), in order, plus the A/A control entry, all on
