@@ -214,6 +214,22 @@ TEST_CASE("openmp_fast reads no byte past the end of its input, by every path") 
   ::munmap(mem, 3 * page);
 }
 
+TEST_CASE("openmp_read_floor sums every byte once, at any offset, length and thread count") {
+  const auto path = hs::cpu::openmp_read_floor_path();
+  CHECK((path == "avx512bw" || path == "avx2" || path == "8-byte words"));
+  const auto data = hs::make_input(hs::parse_input("uniform"), 3 * 65536 + 1000);
+  for (std::size_t off : {0, 1, 7, 31, 63})
+    for (std::size_t len : {0, 1, 31, 32, 63, 64, 127, 255, 256, 257, 1000, 65536 + 611, 3 * 65536})
+      for (int threads : {1, 2, 3, 7}) {
+        const std::span<const std::uint8_t> slice(data.data() + off, len);
+        INFO("offset " << off << " length " << len << " threads " << threads);
+        CHECK(hs::cpu::openmp_read_floor(slice, threads) == hs::byte_sum(reference_of(slice)));
+      }
+  // 255 in every byte: no lane of the sum wraps.
+  const std::vector<std::uint8_t> full(5 * 65536 + 3, 0xFF);
+  CHECK(hs::cpu::openmp_read_floor(full, 2) == 255ull * full.size());
+}
+
 TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {
   const std::map<std::string, std::string> lesson_name = {
       {"uniform", "uniform bytes"}, {"lesson_english", "english text"}, {"one_byte", "all one byte"}};
