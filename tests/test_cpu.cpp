@@ -9,12 +9,15 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "study/count.hpp"
 #include "study/error.hpp"
 #include "study/harness.hpp"
 #include "study/inputs.hpp"
@@ -228,6 +231,57 @@ TEST_CASE("openmp_read_floor sums every byte once, at any offset, length and thr
   // 255 in every byte: no lane of the sum wraps.
   const std::vector<std::uint8_t> full(5 * 65536 + 3, 0xFF);
   CHECK(hs::cpu::openmp_read_floor(full, 2) == 255ull * full.size());
+}
+
+TEST_CASE("the chunk reader gives a pipe's bytes in order, in full chunks but the last, whatever the writes") {
+  for (std::size_t n : {0, 1, 999, 1000, 1001, 3000, 123457}) {
+    std::vector<std::uint8_t> sent(n);
+    for (std::size_t i = 0; i < n; ++i) sent[i] = std::uint8_t(i * 131 + i / 7);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::thread writer([&] {  // writes of 1 to 700 bytes; a failed one shows as bytes missing below
+      for (std::size_t at = 0, step = 1; at < n; at += step, step = step % 700 + 37)
+        if (::write(fds[1], sent.data() + at, std::min(step, n - at)) != ssize_t(std::min(step, n - at))) break;
+      ::close(fds[1]);
+    });
+    std::vector<std::uint8_t> got;
+    std::vector<std::size_t> sizes;
+    {
+      hs::ChunkReader reader(fds[0], "pipe", {1000, 3});
+      for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
+        got.insert(got.end(), chunk.begin(), chunk.end());
+        sizes.push_back(chunk.size());
+      }
+      CHECK(reader.next().empty());  // and stays ended
+    }
+    writer.join();
+    ::close(fds[0]);
+    INFO("bytes " << n);
+    CHECK(got == sent);
+    CHECK(sizes.size() == (n + 999) / 1000);
+    for (std::size_t i = 0; i + 1 < sizes.size(); ++i) CHECK(sizes[i] == 1000);
+  }
+}
+
+TEST_CASE("the chunk reader reports a read error from next(), and a reader left early stops") {
+  const int dir = ::open(HISTOSTUDY_SOURCE_DIR, O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir >= 0);
+  {
+    hs::ChunkReader reader(dir, "a directory", {1000, 2});
+    CHECK_THROWS_AS(reader.next(), hs::Error);
+  }
+  ::close(dir);
+  // Destroyed with chunks unread: the reader thread ends without reading on.
+  const auto data = hs::make_input(hs::parse_input("prose"), 100000);
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::write(fds[1], data.data(), 60000) == 60000);
+  {
+    hs::ChunkReader reader(fds[0], "pipe", {1000, 2});
+    CHECK(reader.next().size() == 1000);
+  }
+  ::close(fds[1]);
+  ::close(fds[0]);
 }
 
 TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {
