@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -24,7 +27,11 @@ ReadPlan read_plan(const Implementation& impl) {
 }
 
 ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
-    : fd_(fd), name_(std::move(name)), buffers_(std::size_t(plan.buffers)), filled_(std::size_t(plan.buffers)) {
+    : fd_(fd),
+      name_(std::move(name)),
+      buffers_(std::size_t(plan.buffers)),
+      filled_(std::size_t(plan.buffers)),
+      free_(std::size_t(plan.buffers), true) {
   for (auto& b : buffers_) b.resize(plan.chunk);
   thread_ = std::thread([this] { read_all(); });
 }
@@ -44,19 +51,21 @@ void ChunkReader::read_all() {
       const std::size_t slot = seq % buffers_.size();
       {
         std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return stop_ || seq < released_ + buffers_.size(); });
+        changed_.wait(lock, [&] { return stop_ || free_[slot]; });
         if (stop_) return;
+        free_[slot] = false;
       }
       // read_some fills the buffer unless the stream ends first.
       const std::size_t n = read_some(fd_, buffers_[slot].data(), buffers_[slot].size(), name_);
+      const bool last = n < buffers_[slot].size();
       {
         std::lock_guard lock(mutex_);
         filled_[slot] = n;
         if (n) produced_ = seq + 1;
-        ended_ = n < buffers_[slot].size();
+        ended_ = last;
       }
       changed_.notify_all();
-      if (n < buffers_[slot].size()) return;
+      if (last) return;
     }
   } catch (...) {
     {
@@ -67,36 +76,160 @@ void ChunkReader::read_all() {
   }
 }
 
-std::span<const std::uint8_t> ChunkReader::next() {
+ChunkReader::Chunk ChunkReader::next() {
   std::unique_lock lock(mutex_);
-  released_ = taken_;  // the chunk returned last is counted: its buffer may be refilled
-  changed_.notify_all();
   changed_.wait(lock, [&] { return produced_ > taken_ || ended_ || error_; });
   if (produced_ > taken_) {
-    const std::size_t slot = taken_++ % buffers_.size();
-    return {buffers_[slot].data(), filled_[slot]};
+    const std::size_t seq = taken_++, slot = seq % buffers_.size();
+    return {seq, {buffers_[slot].data(), filled_[slot]}};
   }
   if (error_) std::rethrow_exception(error_);
-  return {};
+  return {taken_, {}};
 }
+
+void ChunkReader::release(std::size_t seq) {
+  {
+    std::lock_guard lock(mutex_);
+    free_[seq % buffers_.size()] = true;
+  }
+  changed_.notify_all();
+}
+
+namespace {
+
+// Hands the reader's chunks out in pieces to any number of counting threads,
+// giving each chunk back to the reader once all its pieces are counted.
+// A thread with nothing to take blocks (it does not spin).
+class PieceSource {
+ public:
+  PieceSource(ChunkReader& reader, std::size_t piece) : reader_(reader), piece_(piece) {}
+
+  struct Piece {
+    std::size_t seq;
+    std::span<const std::uint8_t> bytes;
+  };
+
+  // The next piece; nothing at the end of the stream or after an error
+  // (which rethrow() then throws). One thread at a time fetches the next
+  // chunk, with the lock released, so that done() can give chunks back to
+  // the reader meanwhile; the others wait for it.
+  std::optional<Piece> take() {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      if (error_ || ended_) return std::nullopt;
+      if (offset_ < chunk_.bytes.size()) break;
+      if (fetching_) {
+        fetched_.wait(lock);
+        continue;
+      }
+      fetching_ = true;
+      lock.unlock();
+      ChunkReader::Chunk next;
+      std::exception_ptr error;
+      try {
+        next = reader_.next();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      fetching_ = false;
+      fetched_.notify_all();
+      if (error) {
+        error_ = error;
+        return std::nullopt;
+      }
+      if (next.bytes.empty()) {
+        ended_ = true;
+        return std::nullopt;
+      }
+      chunk_ = next;
+      offset_ = 0;
+      pending_[chunk_.seq] = (chunk_.bytes.size() + piece_ - 1) / piece_;
+    }
+    const std::size_t n = std::min(piece_, chunk_.bytes.size() - offset_);
+    const Piece p{chunk_.seq, chunk_.bytes.subspan(offset_, n)};
+    offset_ += n;
+    return p;
+  }
+
+  void done(const Piece& p) {
+    std::lock_guard lock(mutex_);
+    if (--pending_[p.seq] == 0) {
+      pending_.erase(p.seq);
+      reader_.release(p.seq);
+    }
+  }
+
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  ChunkReader& reader_;
+  const std::size_t piece_;
+  std::mutex mutex_;
+  std::condition_variable fetched_;
+  bool fetching_ = false;
+  ChunkReader::Chunk chunk_;
+  std::size_t offset_ = 0;
+  std::map<std::size_t, std::size_t> pending_;  // pieces not yet counted, by chunk
+  bool ended_ = false;
+  std::exception_ptr error_;
+};
+
+// CPU implementations: one team of threads for the whole stream, each
+// thread counting pieces with the implementation on one thread (so no
+// OpenMP team is started per chunk, and no idle thread spins while the
+// reader reads).
+Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const LaunchPolicy& policy) {
+  PieceSource source(reader, kCpuPiece);
+  LaunchPolicy one = policy;
+  one.threads = 1;
+  Bins total{};
+#pragma omp parallel num_threads(policy.threads)
+  {
+    Bins mine{};
+    while (const auto piece = source.take()) {
+      impl.cpu_histogram(piece->bytes, mine, one);
+      source.done(*piece);
+    }
+#pragma omp critical(histostudy_count_merge)
+    for (int v = 0; v < kBins; ++v) total[v] += mine[v];
+  }
+  source.rethrow();
+  return total;
+}
+
+// Other executors: each chunk counted by one run, while the next is read.
+Bins count_chunks(ChunkReader& reader, const Implementation& impl, Executor& executor, int threads) {
+  Bins total{};
+  for (auto chunk = reader.next(); !chunk.bytes.empty(); chunk = reader.next()) {
+    LaunchPolicy requested;
+    requested.threads = threads;
+    const LaunchPolicy policy = executor.resolve(impl, requested, chunk.bytes.size(), 1);
+    executor.load(chunk.bytes);
+    const RunOutput out = executor.run_once(impl, policy, Placement{});
+    for (int v = 0; v < kBins; ++v) total[v] += out.bins[v];
+    reader.release(chunk.seq);
+  }
+  return total;
+}
+
+}  // namespace
 
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads) {
   if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
   Fd fd(open_for_reading(path));
   ChunkReader reader(fd.get(), path == "-" ? "standard input" : path, read_plan(impl));
-  Bins total{};
-  // Each chunk is counted while the reader fills the next ones; an error
-  // anywhere in the stream reaches the caller from next() before any total
-  // is returned, so no partial histogram passes for a whole one.
-  for (auto bytes = reader.next(); !bytes.empty(); bytes = reader.next()) {
+  // Chunks are counted while the reader fills the next ones; an error
+  // anywhere in the stream is thrown before any total is returned, so no
+  // partial histogram passes for a whole one.
+  if (impl.backend == Backend::cpu && impl.cpu_histogram) {
     LaunchPolicy requested;
     requested.threads = threads;
-    const LaunchPolicy policy = executor.resolve(impl, requested, bytes.size(), 1);
-    executor.load(bytes);
-    const RunOutput out = executor.run_once(impl, policy, Placement{});
-    for (int v = 0; v < kBins; ++v) total[v] += out.bins[v];
+    return count_cpu_stream(reader, impl, executor.resolve(impl, requested, kCpuChunk, 1));
   }
-  return total;
+  return count_chunks(reader, impl, executor, threads);
 }
 
 void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force) {

@@ -23,25 +23,33 @@ struct ReadPlan {
   int buffers;
 };
 
-// CPU chunks (see read_plan in count.cpp for why this size).
+// CPU chunks, and the pieces of them each counting thread takes at a time
+// (see read_plan in count.cpp for why these sizes).
 inline constexpr std::size_t kCpuChunk = 4u << 20;
+inline constexpr std::size_t kCpuPiece = 512u << 10;
 
 // The plan count_stream reads by for `impl`.
 ReadPlan read_plan(const Implementation& impl);
 
 // Reads a stream on its own thread into a ring of plan.buffers chunks, so
-// that reading overlaps whatever the caller does with the chunks. Works on
-// pipes and terminals as on files; does not own fd.
+// that reading overlaps whatever the callers do with the chunks. Works on
+// pipes and terminals as on files; does not own fd. next() and release()
+// may be called from any threads.
 class ChunkReader {
  public:
+  struct Chunk {
+    std::size_t seq = 0;                  // 0, 1, 2... in stream order
+    std::span<const std::uint8_t> bytes;  // full-sized but for the last; empty at the end
+  };
   ChunkReader(int fd, std::string name, ReadPlan plan);
   ~ChunkReader();
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
-  // The stream's next chunk, in order (full-sized but for the last); empty
-  // at the end. Valid until the next call. Throws the reader's Error once
-  // the chunks read before it are taken.
-  std::span<const std::uint8_t> next();
+  // The stream's next chunk. Its bytes stay valid, and its buffer unread
+  // into, until release(seq). Throws the reader's Error once the chunks read
+  // before it are taken.
+  Chunk next();
+  void release(std::size_t seq);
 
  private:
   void read_all();
@@ -50,10 +58,10 @@ class ChunkReader {
   std::string name_;
   std::vector<std::vector<std::uint8_t>> buffers_;
   std::vector<std::size_t> filled_;  // bytes in each buffer
+  std::vector<bool> free_;           // each buffer: released, may be read into
   std::mutex mutex_;
   std::condition_variable changed_;
-  // Chunks by sequence number: read, handed out, and given back.
-  std::size_t produced_ = 0, taken_ = 0, released_ = 0;
+  std::size_t produced_ = 0, taken_ = 0;  // chunks read, chunks handed out
   bool ended_ = false, stop_ = false;
   std::exception_ptr error_;
   std::thread thread_;  // last: starts once everything above exists

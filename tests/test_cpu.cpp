@@ -19,6 +19,7 @@
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/count.hpp"
 #include "study/error.hpp"
+#include "study/executor.hpp"
 #include "study/harness.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
@@ -248,11 +249,13 @@ TEST_CASE("the chunk reader gives a pipe's bytes in order, in full chunks but th
     std::vector<std::size_t> sizes;
     {
       hs::ChunkReader reader(fds[0], "pipe", {1000, 3});
-      for (auto chunk = reader.next(); !chunk.empty(); chunk = reader.next()) {
-        got.insert(got.end(), chunk.begin(), chunk.end());
-        sizes.push_back(chunk.size());
+      for (auto chunk = reader.next(); !chunk.bytes.empty(); chunk = reader.next()) {
+        CHECK(chunk.seq == sizes.size());
+        got.insert(got.end(), chunk.bytes.begin(), chunk.bytes.end());
+        sizes.push_back(chunk.bytes.size());
+        reader.release(chunk.seq);
       }
-      CHECK(reader.next().empty());  // and stays ended
+      CHECK(reader.next().bytes.empty());  // and stays ended
     }
     writer.join();
     ::close(fds[0]);
@@ -278,10 +281,29 @@ TEST_CASE("the chunk reader reports a read error from next(), and a reader left 
   REQUIRE(::write(fds[1], data.data(), 60000) == 60000);
   {
     hs::ChunkReader reader(fds[0], "pipe", {1000, 2});
-    CHECK(reader.next().size() == 1000);
+    CHECK(reader.next().bytes.size() == 1000);
   }
   ::close(fds[1]);
   ::close(fds[0]);
+}
+
+TEST_CASE("count_stream equals reference on a file of many chunks with any thread count") {
+  const auto data = hs::make_input(hs::parse_input("lesson_english"), 3 * hs::kCpuChunk + hs::kCpuPiece + 611);
+  const auto path = std::filesystem::temp_directory_path() / ("histostudy-count-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    REQUIRE(out);
+  }
+  const auto want = reference_of(data);
+  auto cpu = hs::make_cpu_executor();
+  for (const char* impl : {"reference", "openmp_private", "openmp_fast"})
+    for (int threads : {0, 1, 2, 3, 5}) {
+      INFO(impl << " threads " << threads);
+      CHECK(hs::first_mismatch(want, hs::count_stream(path.string(), hs::find_implementation(impl), *cpu, threads)) ==
+            std::nullopt);
+    }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {
