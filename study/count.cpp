@@ -1,8 +1,11 @@
 #include "study/count.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <utility>
@@ -96,6 +99,11 @@ void ChunkReader::release(std::size_t seq) {
 }
 
 namespace {
+
+bool is_regular_file(int fd) {
+  struct stat st{};
+  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
 
 // Hands the reader's chunks out in pieces to any number of counting threads,
 // giving each chunk back to the reader once all its pieces are counted.
@@ -200,6 +208,55 @@ Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const Lau
   return total;
 }
 
+// CPU implementations on a regular file: every thread of the team preads
+// the next piece into its own buffer and counts it there, so that a piece
+// is read and counted by one core out of its own cache (a chunk handed from
+// a reader thread to another core's count crossed cores: 6.7-6.9 GB/s on
+// the 2-core EPYC against 9.0-9.9 this way, data/explorations/count-overlap),
+// and the team's reads and counts interleave with no reader thread.
+Bins count_cpu_file(int fd, const std::string& name, const Implementation& impl, const LaunchPolicy& policy) {
+  LaunchPolicy one = policy;
+  one.threads = 1;
+  std::atomic<std::uint64_t> next_offset{0};
+  std::atomic<bool> stop{false};
+  std::mutex mutex;
+  std::exception_ptr error;
+  std::uint64_t end = UINT64_MAX;  // where the first short piece ended: the file's end as read
+  std::uint64_t counted = 0;
+  Bins total{};
+#pragma omp parallel num_threads(policy.threads)
+  {
+    std::vector<std::uint8_t> buf(kCpuPiece);
+    Bins mine{};
+    std::uint64_t mine_bytes = 0;
+    try {
+      while (!stop.load(std::memory_order_relaxed)) {
+        const std::uint64_t offset = next_offset.fetch_add(kCpuPiece);
+        const std::size_t n = pread_some(fd, buf.data(), buf.size(), offset, name);
+        if (n) impl.cpu_histogram({buf.data(), n}, mine, one);
+        mine_bytes += n;
+        if (n < buf.size()) {
+          std::lock_guard lock(mutex);
+          end = std::min(end, offset + n);
+          stop = true;
+        }
+      }
+    } catch (...) {
+      std::lock_guard lock(mutex);
+      if (!error) error = std::current_exception();
+      stop = true;
+    }
+    std::lock_guard lock(mutex);
+    for (int v = 0; v < kBins; ++v) total[v] += mine[v];
+    counted += mine_bytes;
+  }
+  if (error) std::rethrow_exception(error);
+  // Every piece below the end was whole and none past it held a byte,
+  // unless the file changed under the count.
+  if (counted != end) throw Error(name + ": changed while counted");
+  return total;
+}
+
 // Other executors: each chunk counted by one run, while the next is read.
 Bins count_chunks(ChunkReader& reader, const Implementation& impl, Executor& executor, int threads) {
   Bins total{};
@@ -220,15 +277,19 @@ Bins count_chunks(ChunkReader& reader, const Implementation& impl, Executor& exe
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads) {
   if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
   Fd fd(open_for_reading(path));
-  ChunkReader reader(fd.get(), path == "-" ? "standard input" : path, read_plan(impl));
-  // Chunks are counted while the reader fills the next ones; an error
-  // anywhere in the stream is thrown before any total is returned, so no
-  // partial histogram passes for a whole one.
+  const std::string name = path == "-" ? "standard input" : path;
+  // Reading overlaps counting everywhere; an error anywhere in the stream is
+  // thrown before any total is returned, so no partial histogram passes for
+  // a whole one.
   if (impl.backend == Backend::cpu && impl.cpu_histogram) {
     LaunchPolicy requested;
     requested.threads = threads;
-    return count_cpu_stream(reader, impl, executor.resolve(impl, requested, kCpuChunk, 1));
+    const LaunchPolicy policy = executor.resolve(impl, requested, kCpuChunk, 1);
+    if (is_regular_file(fd.get())) return count_cpu_file(fd.get(), name, impl, policy);
+    ChunkReader reader(fd.get(), name, read_plan(impl));
+    return count_cpu_stream(reader, impl, policy);
   }
+  ChunkReader reader(fd.get(), name, read_plan(impl));
   return count_chunks(reader, impl, executor, threads);
 }
 

@@ -23,8 +23,8 @@ struct ReadPlan {
   int buffers;
 };
 
-// CPU chunks, and the pieces of them each counting thread takes at a time
-// (see read_plan in count.cpp for why these sizes).
+// CPU streams' chunks, and the pieces each counting thread takes at a time,
+// of a stream's chunks or of a regular file (see count.cpp for why these sizes).
 inline constexpr std::size_t kCpuChunk = 4u << 20;
 inline constexpr std::size_t kCpuPiece = 512u << 10;
 
@@ -68,8 +68,10 @@ class ChunkReader {
 };
 
 // Streams `path` ("-" for standard input) through `impl` in chunks, so a
-// file larger than memory works, reading the next chunks while counting
-// one. Throws Error for missing, unreadable or directory paths, and for a
+// file larger than memory works, reading overlapping counting: for a CPU
+// implementation on a regular file, each thread preads kCpuPiece bytes at a
+// time and counts them itself; on a pipe (or for a GPU implementation) a
+// ChunkReader reads while the chunks before are counted. Throws Error for missing, unreadable or directory paths, and for a
 // read error anywhere in the stream.
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads);
 

@@ -1,9 +1,11 @@
 #include "study/count_bench.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -55,6 +57,29 @@ std::uint64_t read_and_discard(const std::string& path, std::size_t chunk) {
   return total;
 }
 
+// The reads count makes, discarded: `threads` threads pread kCpuPiece
+// bytes at a time into their own buffers.
+std::uint64_t pread_and_discard(const std::string& path, int threads) {
+  Fd fd(open_for_reading(path));
+  std::atomic<std::uint64_t> next{0}, total{0};
+  std::atomic<bool> failed{false};
+#pragma omp parallel num_threads(threads)
+  {
+    std::vector<std::uint8_t> buf(kCpuPiece);
+    try {
+      for (;;) {
+        const std::size_t n = pread_some(fd.get(), buf.data(), buf.size(), next.fetch_add(buf.size()), path);
+        total += n;
+        if (n < buf.size()) break;
+      }
+    } catch (...) {
+      failed = true;
+    }
+  }
+  if (failed) throw Error(path + ": read error while timed");
+  return total;
+}
+
 // "family 26 model 2 stepping 1" and the features openmp_fast's paths need,
 // beside host_environment's model name, which names no generation.
 nlohmann::json cpu_identity() {
@@ -73,6 +98,27 @@ nlohmann::json cpu_identity() {
     if (flags.find(std::string(" ") + f + " ") != std::string::npos) features.push_back(f);
   return {{"vendor", fields["vendor_id"]}, {"model_name", fields["model name"]}, {"family", fields["cpu family"]},
           {"model", fields["model"]},       {"stepping", fields["stepping"]},     {"features", features}};
+}
+
+// CPU seconds the whole machine spent busy (/proc/stat) and this process
+// used (getrusage): their difference over a run is what other processes
+// took from it.
+struct CpuUse {
+  double machine_busy_s = 0, this_process_s = 0;
+};
+
+CpuUse cpu_use_now() {
+  CpuUse use;
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+  if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)
+    use.machine_busy_s = double(user + nice + system + irq + softirq + steal) / double(::sysconf(_SC_CLK_TCK));
+  rusage self{};
+  ::getrusage(RUSAGE_SELF, &self);
+  auto s = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
+  use.this_process_s = s(self.ru_utime) + s(self.ru_stime);
+  return use;
 }
 
 double seconds_of(const std::function<void()>& body) {
@@ -98,7 +144,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   if (!request.no_save) check_writable_dir(request.out_dir);
   const std::string started = utc_now();
   auto cpu = make_cpu_executor();
-  const ReadPlan plan = read_plan(impl);
+  const int threads = cpu::resolve_threads(impl.name == "reference" ? 1 : request.threads);
 
   // Correct before fast: the count checked against the reference first.
   const Bins want = count_stream(request.path, find_implementation("reference"), *cpu, 1);
@@ -106,24 +152,36 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
     if (count_stream(request.path, impl, *cpu, request.threads) != want)
       throw Error(request.impl + " miscounted " + request.path + " (bins differ from the reference's)");
   };
-  auto read_pass = [&] {
-    if (read_and_discard(request.path, plan.chunk) != size) throw Error(request.path + ": changed while timed");
+  auto checked = [&](std::uint64_t bytes) {
+    if (bytes != size) throw Error(request.path + ": changed while timed");
   };
-  const std::string read_what = "read(2) into one " + std::to_string(plan.chunk) + "-byte buffer, discarded, one thread";
+  auto read_pass = [&] { checked(read_and_discard(request.path, kCpuChunk)); };
+  auto pread_pass = [&] { checked(pread_and_discard(request.path, threads)); };
+  const std::string piece = std::to_string(kCpuPiece) + "-byte pieces";
   std::vector<Entry> entries = {
-      {"count", "histostudy count --impl " + request.impl + ": a reader thread, " + std::to_string(plan.buffers) +
-                    " chunks of " + std::to_string(plan.chunk) + " bytes, counting overlapping reading",
+      {"count", "histostudy count --impl " + request.impl + ": " + std::to_string(threads) + " threads, each preading " +
+                    piece + " into its own buffer and counting them",
        count_pass, {}},
-      {"read_discard", read_what, read_pass, {}},
-      {"read_discard_again", "the same read again: the A/A control", read_pass, {}},
+      {"read_discard", "read(2) into one " + std::to_string(kCpuChunk) + "-byte buffer, one thread, discarded (as dd does)",
+       read_pass, {}},
+      {"read_discard_again", "read_discard again: the A/A control", read_pass, {}},
+      {"pread_discard", "count's own reads without the count: " + std::to_string(threads) + " threads preading " + piece +
+                            ", discarded",
+       pread_pass, {}},
   };
   for (auto& e : entries) e.pass();  // warm: the page cache, the buffers, the threads
   const double cached_before = page_cached_fraction(request.path, size);
+  const CpuUse use_before = cpu_use_now();
+  const auto timed_from = std::chrono::steady_clock::now();
   for (int round = 0; round < request.rounds; ++round)
     for (std::size_t k = 0; k < entries.size(); ++k) {
       Entry& e = entries[(std::size_t(round) + k) % entries.size()];  // rotating order
       e.seconds.push_back(seconds_of(e.pass));
     }
+  const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
+  const CpuUse use_after = cpu_use_now();
+  const double others_s = (use_after.machine_busy_s - use_before.machine_busy_s) -
+                          (use_after.this_process_s - use_before.this_process_s);
   const double cached_after = page_cached_fraction(request.path, size);
 
   nlohmann::json measured = nlohmann::json::array();
@@ -144,15 +202,20 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"environment", {{"host", host_environment()}, {"cpu", cpu_identity()}, {"build", build_environment()}}},
       {"file", {{"path", request.path}, {"bytes", size}, {"page_cached_before", cached_before},
                 {"page_cached_after", cached_after}}},
+      {"machine", {{"timed_s", timed_s},
+                   {"other_processes_cpu_s", others_s},
+                   {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
+                            "less this process's getrusage): near 0 on a quiet machine"}}},
       {"impl", request.impl},
-      {"threads", cpu::resolve_threads(request.threads)},
+      {"threads", threads},
       {"cpu_paths", {{"openmp_fast", cpu::openmp_fast_path()}, {"openmp_read_floor", cpu::openmp_read_floor_path()}}},
-      {"read_plan", {{"chunk_bytes", plan.chunk}, {"buffers", plan.buffers}}},
+      {"piece_bytes", kCpuPiece},
       {"rounds", request.rounds},
-      {"order", "rotating: round r starts at entry r mod 3"},
+      {"order", "rotating: round r starts at entry r mod 4"},
       {"entries", measured},
       {"count_pct_of_read", 100.0 * median_gbps["count"] / median_gbps["read_discard"]},
       {"control_pct_of_read", 100.0 * median_gbps["read_discard_again"] / median_gbps["read_discard"]},
+      {"count_pct_of_pread", 100.0 * median_gbps["count"] / median_gbps["pread_discard"]},
   };
   if (!request.no_save) {
     const std::string stem = utc_now(true) + "_count-bench_" + slug(cpu_identity()["model_name"].get<std::string>());
@@ -174,8 +237,13 @@ std::string describe_count_bench(const nlohmann::json& doc) {
                   g["p90"].get<double>(), e["samples_s"].size());
     out += line;
   }
-  std::snprintf(line, sizeof line, "count: %.0f%% of read-and-discard (A/A control: %.0f%%)\n",
-                doc["count_pct_of_read"].get<double>(), doc["control_pct_of_read"].get<double>());
+  std::snprintf(line, sizeof line,
+                "count: %.0f%% of read-and-discard (A/A control: %.0f%%), %.0f%% of its own reads without counting\n",
+                doc["count_pct_of_read"].get<double>(), doc["control_pct_of_read"].get<double>(),
+                doc["count_pct_of_pread"].get<double>());
+  out += line;
+  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed\n",
+                doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>());
   out += line;
   if (doc.contains("result_file")) out += "result file: " + doc["result_file"].get<std::string>() + "\n";
   return out;

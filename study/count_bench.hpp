@@ -1,9 +1,10 @@
 // histostudy count-bench FILE: how close `histostudy count` comes to the
 // speed of its input. On a page-cached regular file it times count_stream
 // (reading overlapping counting) against reading the same file and
-// discarding it, in rotating order with an A/A repeat of the read, after
-// checking the count bin for bin against the reference; medians with spread
-// and every raw sample go to a JSON result file.
+// discarding it (one thread, as dd does) and against count's own parallel
+// reads without the count, in rotating order with an A/A repeat of the
+// read, after checking the count bin for bin against the reference; medians
+// with spread and every raw sample go to a JSON result file.
 //
 //   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [-o runs/count-bench]
 #pragma once

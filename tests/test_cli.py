@@ -69,13 +69,14 @@ class Count(unittest.TestCase):
             doc = json.load(f)
         self.assertEqual(doc["format"], "histostudy-count-bench")
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
-        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "read_discard", "read_discard_again"])
+        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "read_discard", "read_discard_again", "pread_discard"])
         for e in doc["entries"]:
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
         self.assertIn(doc["cpu_paths"]["openmp_fast"], ("avx512", "scalar-8x16"))
         self.assertTrue(doc["environment"]["cpu"]["model_name"])
         self.assertGreater(doc["count_pct_of_read"], 0)
+        self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
 
     def test_larger_than_one_chunk(self):
         data = os.urandom((64 << 20) + 611)

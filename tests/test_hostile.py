@@ -239,7 +239,7 @@ class NothingLost(Case):
             self.skipTest("run through meson: it builds the failing_read shim")
         f = self.path("f")
         with open(f, "wb") as out:
-            out.write(bytes(range(256)) * (13 << 12))  # 13 MiB: several of count's chunks
+            out.write(bytes(range(256)) * (13 << 12))  # 13 MiB: many of count's pieces
         whole = run("count", f, env={"LD_PRELOAD": shim})  # no budget set: the shim reads through
         self.assertEqual(whole.returncode, 0, whole.stderr)
         self.assertEqual(whole.stdout.decode().splitlines()[7], f"7 {13 << 12}")
