@@ -1,16 +1,22 @@
 #include "cpu_openmp/openmp_fast.hpp"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "study/error.hpp"
 
 namespace hs::cpu {
 
 namespace {
+
+// ---------------------------------------------------------------- scalar-8x16
 
 // Sub-histograms per thread: byte j of each word goes to sub-histogram j.
 // 8 against 4 and 2, 2 threads, 67,109,475 bytes, median of 8 quiet
@@ -40,10 +46,10 @@ struct SubHistograms {
   alignas(64) Counter c[kSubs][kBins];
 };
 
-// Counts one chunk into `subs` (zero on entry), then adds them into the
-// 64-bit `totals` and zeroes them again. Bytes past the last whole word go
-// straight into `totals`.
-void count_chunk(const std::uint8_t* p, std::uint64_t n, SubHistograms& subs, Bins& totals) {
+// Counts one chunk (at most one flush block) into `subs` (zero on entry),
+// then adds them into the 64-bit `totals` and zeroes them again. Bytes past
+// the last whole word go straight into `totals`.
+void count_chunk_scalar(const std::uint8_t* p, std::uint64_t n, SubHistograms& subs, Bins& totals) {
   const std::uint64_t words = n / 8;
   for (std::uint64_t i = 0; i < words; ++i) {
     std::uint64_t w;
@@ -65,25 +71,244 @@ void count_chunk(const std::uint8_t* p, std::uint64_t n, SubHistograms& subs, Bi
   std::memset(&subs, 0, sizeof subs);
 }
 
-}  // namespace
+// ---------------------------------------------------------------- avx512
+//
+// Every function below runs only where avx512_supported() says so.
+//
+// GCC 12's intrinsics fill the unused lanes of a masked builtin with an
+// "undefined" vector it then warns is uninitialized:
+// silenced for this section alone.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define HS_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,avx512bitalg,gfni,popcnt")))
 
-void openmp_fast(std::span<const std::uint8_t> data, Bins& bins, int threads) {
-  const std::uint8_t* bytes = data.data();
-  const std::uint64_t n = data.size();
-  // Rounded up: the last chunk may be short (and hold the trailing bytes).
-  const std::int64_t chunks = std::int64_t(n / kChunkBytes + (n % kChunkBytes != 0));
+// The two top bits of a byte pick its group, the six low bits its value in
+// the group (its "morsel"): bin = 64 x group + morsel.
+constexpr int kGroups = 4;
+constexpr int kMorsels = 64;
+
+// Input bytes binned into the groups' buffers before the buffers are
+// counted: small enough that the buffers stay in L1. 1, 2, 4, 8 and 16 KiB
+// measured alike, within their run-to-run spread of +-10% (one core of the
+// AMD EPYC, family 26, 1 MiB cache-resident; data/explorations/cpu-avx512).
+constexpr std::uint64_t kBinBlock = 2048;
+
+// The column counts added into a byte lane are at most 8 each (8 qwords);
+// flushed after 31 adds, a lane holds at most 248: no byte wraps.
+constexpr int kMaxColumnAdds = 31;
+static_assert(kMaxColumnAdds * 8 <= 255);
+
+// One group's counts in flight. Bit m of qword q of planes[w] is digit w (of
+// weight 2^w) of a count of morsel m; eights[m] counts morsel m in eights.
+struct Group {
+  alignas(64) std::uint8_t planes[3][64]{};
+  alignas(64) std::uint8_t eights[64]{};
+  int column_adds = 0;
+  int left = 0;  // morsels at the front of buf not yet counted (< 64)
+  // left + a block's bytes + the 64 a compressing store may write past them
+  alignas(64) std::uint8_t buf[64 + kBinBlock + 64];
+};
+
+struct Avx512Counts {
+  Group group[kGroups];
+};
+
+// Byte r of qword q goes to byte q of qword r: an 8x8 byte transpose.
+constexpr std::array<std::uint8_t, 64> kTransposeBytes = [] {
+  std::array<std::uint8_t, 64> idx{};
+  for (int q = 0; q < 8; ++q)
+    for (int r = 0; r < 8; ++r) idx[8 * r + q] = std::uint8_t(8 * q + r);
+  return idx;
+}();
+
+// counts[m] = how many of the 8 qwords of x have bit m set (0..8). The byte
+// transpose gathers byte m/8 of every qword into qword m/8; the affine
+// instruction, with unit vectors as data and that qword as its matrix,
+// transposes its 8x8 bits, so byte m holds bit m%8 of all 8; popcount.
+HS_AVX512 inline __m512i column_counts(__m512i x) {
+  x = _mm512_permutexvar_epi8(_mm512_loadu_si512(kTransposeBytes.data()), x);
+  x = _mm512_gf2p8affine_epi64_epi8(_mm512_set1_epi64(0x8040201008040201ll), x, 0);
+  return _mm512_popcnt_epi8(x);
+}
+
+HS_AVX512 inline __m512i sum3(__m512i a, __m512i b, __m512i c) { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
+HS_AVX512 inline __m512i carry3(__m512i a, __m512i b, __m512i c) { return _mm512_ternarylogic_epi64(a, b, c, 0xE8); }
+
+// (digit, carry) = digit + a + b, one full adder per bit.
+HS_AVX512 inline __m512i add_into(__m512i& digit, __m512i a, __m512i b) {
+  const __m512i carry = carry3(digit, a, b);
+  digit = sum3(digit, a, b);
+  return carry;
+}
+
+void flush_eights(Group& g, int group, Bins& totals) {
+  for (int m = 0; m < kMorsels; ++m) totals[group * kMorsels + m] += 8u * g.eights[m];
+  std::memset(g.eights, 0, sizeof g.eights);
+  g.column_adds = 0;
+}
+
+// Counts `vectors` x 64 morsels (values 0..63) at p into group g: each
+// morsel becomes a one-hot qword (a rotate of 1), eight a vector; full
+// adders fold them into the weight-1, 2 and 4 digit planes, and the weight-8
+// carry's column counts go into eights.
+HS_AVX512 void count_morsels(const std::uint8_t* p, std::uint64_t vectors, Group& g, int group, Bins& totals) {
+  __m512i d0 = _mm512_load_si512(g.planes[0]);
+  __m512i d1 = _mm512_load_si512(g.planes[1]);
+  __m512i d2 = _mm512_load_si512(g.planes[2]);
+  __m512i eights = _mm512_load_si512(g.eights);
+  const __m512i one = _mm512_set1_epi64(1);
+  for (std::uint64_t i = 0; i < vectors; ++i) {
+    const __m512i v = _mm512_loadu_si512(p + 64 * i);
+    // A rotate counts modulo 64: byte k's morsel is the low six bits of v >> 8k.
+    const __m512i x0 = _mm512_rolv_epi64(one, v);
+    const __m512i x1 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 8));
+    const __m512i x2 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 16));
+    const __m512i x3 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 24));
+    const __m512i x4 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 32));
+    const __m512i x5 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 40));
+    const __m512i x6 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 48));
+    const __m512i x7 = _mm512_rolv_epi64(one, _mm512_srli_epi64(v, 56));
+    const __m512i t0 = add_into(d0, x0, x1), t1 = add_into(d0, x2, x3);
+    const __m512i t2 = add_into(d0, x4, x5), t3 = add_into(d0, x6, x7);
+    const __m512i f0 = add_into(d1, t0, t1), f1 = add_into(d1, t2, t3);
+    const __m512i e = add_into(d2, f0, f1);
+    eights = _mm512_add_epi8(eights, column_counts(e));
+    if (++g.column_adds == kMaxColumnAdds) {
+      _mm512_store_si512(g.eights, eights);
+      flush_eights(g, group, totals);
+      eights = _mm512_setzero_si512();
+    }
+  }
+  _mm512_store_si512(g.planes[0], d0);
+  _mm512_store_si512(g.planes[1], d1);
+  _mm512_store_si512(g.planes[2], d2);
+  _mm512_store_si512(g.eights, eights);
+}
+
+// Appends the morsels of v's `valid` bytes to their groups' buffers.
+HS_AVX512 inline void bin_vector(__m512i v, std::uint64_t valid, std::uint8_t* out[kGroups]) {
+  const std::uint64_t bit7 = _mm512_movepi8_mask(v);
+  const std::uint64_t bit6 = _mm512_movepi8_mask(_mm512_add_epi8(v, v));
+  const __m512i morsels = _mm512_and_si512(v, _mm512_set1_epi8(0x3F));
+  const std::uint64_t in[kGroups] = {~bit7 & ~bit6 & valid, ~bit7 & bit6 & valid, bit7 & ~bit6 & valid,
+                                     bit7 & bit6 & valid};
+  for (int g = 0; g < kGroups; ++g) {
+    _mm512_storeu_si512(out[g], _mm512_maskz_compress_epi8(in[g], morsels));
+    out[g] += _mm_popcnt_u64(in[g]);
+  }
+}
+
+// Counts n bytes at p into s (and, at each flush, totals).
+HS_AVX512 void count_avx512(const std::uint8_t* p, std::uint64_t n, Avx512Counts& s, Bins& totals) {
+  for (std::uint64_t done = 0; done < n;) {
+    const std::uint64_t take = std::min(kBinBlock, n - done);
+    std::uint8_t* out[kGroups];
+    for (int g = 0; g < kGroups; ++g) out[g] = s.group[g].buf + s.group[g].left;
+    std::uint64_t i = 0;
+    for (; i + 64 <= take; i += 64) bin_vector(_mm512_loadu_si512(p + done + i), ~0ull, out);
+    if (i < take) {
+      const std::uint64_t valid = (1ull << (take - i)) - 1;
+      bin_vector(_mm512_maskz_loadu_epi8(valid, p + done + i), valid, out);
+    }
+    for (int g = 0; g < kGroups; ++g) {
+      Group& grp = s.group[g];
+      const std::uint64_t held = std::uint64_t(out[g] - grp.buf), whole = held / 64;
+      count_morsels(grp.buf, whole, grp, g, totals);
+      if (whole) _mm512_store_si512(grp.buf, _mm512_loadu_si512(grp.buf + 64 * whole));  // the rest to the front
+      grp.left = int(held % 64);
+    }
+    done += take;
+  }
+}
+
+// Adds what s holds into totals and empties it.
+HS_AVX512 void finish_avx512(Avx512Counts& s, Bins& totals) {
+  for (int g = 0; g < kGroups; ++g) {
+    Group& grp = s.group[g];
+    flush_eights(grp, g, totals);
+    for (int w = 0; w < 3; ++w) {
+      alignas(64) std::uint8_t counts[64];
+      _mm512_store_si512(counts, column_counts(_mm512_load_si512(grp.planes[w])));
+      for (int m = 0; m < kMorsels; ++m) totals[g * kMorsels + m] += std::uint64_t(counts[m]) << w;
+    }
+    for (int i = 0; i < grp.left; ++i) ++totals[g * kMorsels + grp.buf[i]];
+    grp = Group{};
+  }
+}
+
+#pragma GCC diagnostic pop
+
+bool avx512_supported() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") &&
+         __builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("gfni") &&
+         __builtin_cpu_supports("popcnt");
+}
+
+// ---------------------------------------------------------------- dispatch
+
+std::int64_t chunks_of(std::uint64_t n) { return std::int64_t(n / kChunkBytes + (n % kChunkBytes != 0)); }
+
+void run_scalar(const std::uint8_t* bytes, std::uint64_t n, Bins& bins, int threads) {
 #pragma omp parallel num_threads(resolve_threads(threads))
   {
     SubHistograms subs{};
     Bins mine{};  // 64-bit totals: no thread count or length overflows them
 #pragma omp for schedule(dynamic, 1) nowait
-    for (std::int64_t c = 0; c < chunks; ++c) {
+    for (std::int64_t c = 0; c < chunks_of(n); ++c) {
       const std::uint64_t lo = std::uint64_t(c) * kChunkBytes;
-      count_chunk(bytes + lo, std::min(kChunkBytes, n - lo), subs, mine);
+      count_chunk_scalar(bytes + lo, std::min(kChunkBytes, n - lo), subs, mine);
     }
 #pragma omp critical(histostudy_fast_merge)
     for (int v = 0; v < kBins; ++v) bins[v] += mine[v];
   }
+}
+
+void run_avx512(const std::uint8_t* bytes, std::uint64_t n, Bins& bins, int threads) {
+#pragma omp parallel num_threads(resolve_threads(threads))
+  {
+    Avx512Counts counts;
+    Bins mine{};
+#pragma omp for schedule(dynamic, 1) nowait
+    for (std::int64_t c = 0; c < chunks_of(n); ++c) {
+      const std::uint64_t lo = std::uint64_t(c) * kChunkBytes;
+      count_avx512(bytes + lo, std::min(kChunkBytes, n - lo), counts, mine);
+    }
+    finish_avx512(counts, mine);
+#pragma omp critical(histostudy_fast_merge)
+    for (int v = 0; v < kBins; ++v) bins[v] += mine[v];
+  }
+}
+
+FastPath detect_path() { return avx512_supported() ? FastPath::avx512 : FastPath::scalar_8x16; }
+
+}  // namespace
+
+std::string_view fast_path_name(FastPath path) { return path == FastPath::avx512 ? "avx512" : "scalar-8x16"; }
+
+bool fast_path_supported(FastPath path) { return path == FastPath::scalar_8x16 || avx512_supported(); }
+
+FastPath openmp_fast_chosen_path() {
+  static const FastPath chosen = detect_path();
+  return chosen;
+}
+
+std::string_view openmp_fast_path() { return fast_path_name(openmp_fast_chosen_path()); }
+
+void openmp_fast_via(FastPath path, std::span<const std::uint8_t> data, Bins& bins, int threads) {
+  if (!fast_path_supported(path))
+    throw Unavailable("openmp_fast's " + std::string(fast_path_name(path)) + " path needs AVX-512 (F, BW, VBMI, "
+                      "VBMI2, BITALG) and GFNI, which this CPU lacks");
+  if (path == FastPath::avx512)
+    run_avx512(data.data(), data.size(), bins, threads);
+  else
+    run_scalar(data.data(), data.size(), bins, threads);
+}
+
+void openmp_fast(std::span<const std::uint8_t> data, Bins& bins, int threads) {
+  openmp_fast_via(openmp_fast_chosen_path(), data, bins, threads);
 }
 
 }  // namespace hs::cpu

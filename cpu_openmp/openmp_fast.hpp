@@ -1,14 +1,34 @@
 // The fast CPU histogram (family: openmp_fast). openmp_private stays the
-// lesson-faithful subject; this one is the engineered peer.
+// lesson-faithful subject; this one is the engineered peer. Each OpenMP
+// thread takes the input in 524,280-byte chunks handed out dynamically and
+// counts them by one of two paths, chosen once at run time from the CPU's
+// features (openmp_fast_path() names the one taken):
 //
-//   openmp_fast   each OpenMP thread counts into 8 interleaved private 16-bit
-//                 sub-histograms (byte j of every 8-byte word goes to
-//                 sub-histogram j, so runs of one byte value update 8
-//                 counters, not one), flushed into 64-bit totals every
-//                 65,535 words, and takes the input in 524,280-byte chunks
-//                 handed out dynamically.
+//   avx512        where the CPU has AVX-512 F, BW, VBMI, VBMI2, BITALG and
+//                 GFNI (Ice Lake and later Xeons, AMD Zen 4 and later).
+//                 Bytes are binned by their top two bits (a compressing store
+//                 per quarter of the byte range, 2 KiB at a time); in each
+//                 bin, every byte's low six bits become a one-hot 64-bit lane
+//                 (a rotate of 1), and full adders (vpternlog) sum the
+//                 one-hots bit-sliced into digits of weight 1, 2 and 4; each
+//                 weight-8 carry is column-counted (byte transpose, GF(2)
+//                 affine bit transpose, byte popcount) into byte counters
+//                 flushed to 64-bit totals before they can wrap. No counter
+//                 in memory is incremented, so repeated values cost nothing
+//                 extra. The idea is Harold Aptroot's ("Histogramming bytes
+//                 with positional popcount", bitmath.blogspot.com, 2024),
+//                 written anew here.
+//   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
+//                 (byte j of every 8-byte word goes to sub-histogram j, so
+//                 runs of one byte value update 8 counters, not one),
+//                 flushed into 64-bit totals every 65,535 words.
+//
 //                      histostudy count --impl openmp_fast FILE
 //                      histostudy run --impl openmp_fast,openmp_private,reference --experiment lesson,sweep
+//                      data/explorations/cpu-avx512/explore.sh 64MiB 2 15 uniform one_byte   (both paths)
+//
+// The AVX-512 path's measurements and what was tried for it are in
+// data/explorations/cpu-avx512/README.md. What follows is the scalar path's.
 //
 // Why it is faster. openmp_private does one increment per byte on one
 // counter per value: on one_byte (and distinct_1, distinct_2) each increment
@@ -47,6 +67,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "study/bins.hpp"
 
@@ -56,8 +77,23 @@ namespace hs::cpu {
 // the unit of work handed to a thread: 8 x 65,535 = 524,280 bytes.
 inline constexpr std::uint64_t fast_flush_words = 65535;
 
-// Adds the histogram of `data` into `bins` (never clears it). `threads` <= 0
-// means OpenMP's default (OMP_NUM_THREADS, else one per core).
+// Adds the histogram of `data` into `bins` (never clears it), by the path
+// openmp_fast_path() names. `threads` <= 0 means OpenMP's default
+// (OMP_NUM_THREADS, else one per core).
 void openmp_fast(std::span<const std::uint8_t> data, Bins& bins, int threads);
+
+// The code paths of openmp_fast (see above).
+enum class FastPath { scalar_8x16, avx512 };
+
+// "scalar-8x16" or "avx512": the path openmp_fast takes on this CPU, chosen
+// once at run time from the CPU's features.
+std::string_view openmp_fast_path();
+FastPath openmp_fast_chosen_path();
+std::string_view fast_path_name(FastPath path);
+bool fast_path_supported(FastPath path);
+
+// openmp_fast by a given path, for tests and benchmarks. Throws Unavailable
+// for a path this CPU cannot run.
+void openmp_fast_via(FastPath path, std::span<const std::uint8_t> data, Bins& bins, int threads);
 
 }  // namespace hs::cpu

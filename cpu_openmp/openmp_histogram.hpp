@@ -8,8 +8,11 @@
 //                      loop and merges them once at the end; no shared
 //                      counter is touched in the loop.
 //                                                  histostudy count --impl openmp_private FILE
-//   openmp_read_floor  reads every byte with 8-byte loads and sums them, no
-//                      counting: the CPU's parallel read floor.
+//   openmp_read_floor  reads every byte and sums them, no counting: the CPU's
+//                      parallel read floor. It reads with the widest loads the
+//                      CPU has (openmp_read_floor_path(): "avx512bw", "avx2"
+//                      or "8-byte words"), summed by vpsadbw, so that no
+//                      vectorized histogram outruns it.
 //                                                  histostudy run --impl openmp_read_floor
 //
 // Every function adds into `bins` (it never clears it), so the timed loop
@@ -18,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "study/bins.hpp"
 
@@ -27,6 +31,8 @@ void reference(std::span<const std::uint8_t> data, Bins& bins);
 void openmp_private(std::span<const std::uint8_t> data, Bins& bins, int threads);
 // Returns the byte sum so the compiler cannot drop the reads.
 std::uint64_t openmp_read_floor(std::span<const std::uint8_t> data, int threads);
+// The loads openmp_read_floor uses on this CPU, chosen once at run time.
+std::string_view openmp_read_floor_path();
 
 // The thread count a call with `threads` would use.
 int resolve_threads(int threads);

@@ -123,6 +123,20 @@ std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::st
   return got;
 }
 
+std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path) {
+  std::size_t got = 0;
+  while (got < size) {
+    ssize_t n = ::pread(fd, buf + got, size - got, off_t(offset + got));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw Error(os_error(path, "read error"));
+    }
+    got += std::size_t(n);
+  }
+  return got;
+}
+
 void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
   auto bytes = static_cast<const std::uint8_t*>(data);
   while (n) {

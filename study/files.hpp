@@ -34,6 +34,8 @@ class Fd {
 int open_for_reading(const std::string& path);
 // Fills as much of `buf` as the stream gives; 0 at the end. Throws Error.
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);
+// The same at `offset` of a regular file (pread), leaving the file offset alone.
+std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path);
 // Throws Error (EPIPE, ENOSPC...) naming `path`.
 void write_all(int fd, const void* data, std::size_t n, const std::string& path);
 

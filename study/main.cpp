@@ -3,6 +3,7 @@
 //
 //   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
+//   histostudy count-bench FILE   count against read-and-discard of a page-cached file
 //   histostudy generate INPUT     a study input's exact bytes
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
@@ -23,6 +24,7 @@
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/control.hpp"
 #include "study/count.hpp"
+#include "study/count_bench.hpp"
 #include "study/env.hpp"
 #include "study/experiments.hpp"
 #include "study/files.hpp"
@@ -389,6 +391,16 @@ int main(int argc, char** argv) {
   count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp);
 
+  hs::CountBenchRequest bench;
+  auto* count_bench = app.add_subcommand("count-bench", "Time count against reading and discarding a page-cached file");
+  count_bench->add_option("FILE", bench.path, "a regular file")->required();
+  count_bench->add_option("--impl", bench.impl, "CPU implementation")->capture_default_str();
+  count_bench->add_option("-t,--threads", bench.threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count_bench->add_option("--rounds", bench.rounds, "rotations of the three entries")->capture_default_str()
+      ->check(whole_number_in(1, 1000));
+  count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
+  count_bench->add_flag("--no-save", bench.no_save, "print only; write no result file");
+
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
@@ -424,6 +436,11 @@ int main(int argc, char** argv) {
   try {
     check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
+    if (*count_bench) {
+      std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
+      check_stdout();
+      return 0;
+    }
     if (*generate) {
       hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out, gen_force);
       return 0;

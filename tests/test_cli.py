@@ -46,7 +46,7 @@ class Count(unittest.TestCase):
         cases = [bytes(rng.getrandbits(8) for _ in range(100_003)), b"hello, histogram\n" * 999, b"", b"\x00", b"\xff" * 70000]
         for data in cases:
             path = self.file_with(data)
-            for impl in ("reference", "openmp_private"):
+            for impl in ("reference", "openmp_private", "openmp_fast"):
                 with self.subTest(len=len(data), impl=impl):
                     self.assert_counts(data, "--impl", impl, path)
 
@@ -54,6 +54,29 @@ class Count(unittest.TestCase):
         data = bytes(range(256)) * 1000 + b"tail"
         self.assert_counts(data, stdin=data)
         self.assert_counts(data, "-", stdin=data)
+        longer = os.urandom((9 << 20) + 5)  # several of count's chunks through a pipe
+        self.assert_counts(longer, "--impl", "openmp_fast", stdin=longer)
+
+    def test_count_bench_checks_times_and_saves(self):
+        path = self.file_with(bytes(range(256)) * 4096 + b"odd")
+        out_dir = os.path.join(self.dir.name, "bench")
+        out = run("count-bench", path, "--rounds", "2", "-o", out_dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        saved = [os.path.join(out_dir, f) for f in os.listdir(out_dir)]
+        self.assertEqual(len(saved), 1)
+        self.assertIn(f"result file: {saved[0]}", out.stdout.decode())
+        with open(saved[0], encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["format"], "histostudy-count-bench")
+        self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
+        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "read_discard", "read_discard_again", "pread_discard"])
+        for e in doc["entries"]:
+            self.assertEqual(len(e["samples_s"]), 2)
+            self.assertTrue(all(s > 0 for s in e["samples_s"]))
+        self.assertIn(doc["cpu_paths"]["openmp_fast"], ("avx512", "scalar-8x16"))
+        self.assertTrue(doc["environment"]["cpu"]["model_name"])
+        self.assertGreater(doc["count_pct_of_read"], 0)
+        self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
 
     def test_larger_than_one_chunk(self):
         data = os.urandom((64 << 20) + 611)
@@ -78,6 +101,9 @@ class Count(unittest.TestCase):
         path = self.file_with(b"abc")
         self.expect_error("count", "--impl", "nope", path, code=2, says="unknown implementation 'nope'")
         self.expect_error("count", "--impl", "openmp_read_floor", path, code=2, says="counts nothing")
+        self.expect_error("count-bench", "-", code=2, says="regular file")
+        self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="CPU implementations that count")
+        self.expect_error("count-bench", path, "--rounds", "0", code=2, says="rounds")
 
 
 class Generate(unittest.TestCase):

@@ -9,13 +9,18 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/case_range.hpp"
+#include "study/count.hpp"
 #include "study/error.hpp"
+#include "study/executor.hpp"
 #include "study/harness.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
@@ -80,7 +85,33 @@ TEST_CASE("openmp_private adds into the bins rather than replacing them") {
   CHECK(hs::first_mismatch(once, twice) == std::nullopt);
 }
 
-TEST_CASE("openmp_fast equals reference on every study input, size and thread count") {
+// Every path of openmp_fast this CPU can run: the one openmp_fast chooses
+// and the others, so the fallback stays tested where AVX-512 is present.
+static std::vector<hs::cpu::FastPath> runnable_fast_paths() {
+  std::vector<hs::cpu::FastPath> paths;
+  for (auto path : {hs::cpu::FastPath::scalar_8x16, hs::cpu::FastPath::avx512})
+    if (hs::cpu::fast_path_supported(path))
+      paths.push_back(path);
+    else
+      MESSAGE("openmp_fast's " << hs::cpu::fast_path_name(path) << " path cannot run on this CPU: not tested");
+  return paths;
+}
+
+TEST_CASE("openmp_fast runs the AVX-512 path exactly where the CPU has it, and names its path") {
+  using hs::cpu::FastPath;
+  CHECK(hs::cpu::fast_path_supported(FastPath::scalar_8x16));
+  const FastPath chosen = hs::cpu::openmp_fast_chosen_path();
+  CHECK(chosen == (hs::cpu::fast_path_supported(FastPath::avx512) ? FastPath::avx512 : FastPath::scalar_8x16));
+  CHECK(hs::cpu::openmp_fast_path() == hs::cpu::fast_path_name(chosen));
+  CHECK(hs::cpu::fast_path_name(FastPath::avx512) == "avx512");
+  CHECK(hs::cpu::fast_path_name(FastPath::scalar_8x16) == "scalar-8x16");
+  const std::vector<std::uint8_t> data(100, 7);
+  hs::Bins bins{};
+  if (!hs::cpu::fast_path_supported(FastPath::avx512))
+    CHECK_THROWS_AS(hs::cpu::openmp_fast_via(FastPath::avx512, data, bins, 1), hs::Unavailable);
+}
+
+TEST_CASE("openmp_fast equals reference on every study input, size and thread count, by every path") {
   // Eight whole flush blocks and a short one (with trailing bytes), shared
   // among the threads; on one_byte every 16-bit counter reaches exactly its
   // maximum before each flush.
@@ -88,54 +119,192 @@ TEST_CASE("openmp_fast equals reference on every study input, size and thread co
   const std::vector<std::uint64_t> sizes = {0, 1, 611, 65536 + 611, crosses_flush, hs::kLessonSize};
   std::vector<std::string> inputs = {"uniform", "lesson_english", "prose", "one_byte"};
   for (int k = 256; k >= 1; k /= 2) inputs.push_back("distinct_" + std::to_string(k));
+  const auto paths = runnable_fast_paths();
   for (const auto& name : inputs)
     for (auto size : sizes) {
       const auto data = hs::make_input(hs::parse_input(name), size);
       const auto want = reference_of(data);
-      for (int threads = 1; threads <= 4; ++threads) {
-        hs::Bins got{};
-        hs::cpu::openmp_fast(data, got, threads);
-        INFO(name << " size " << size << " threads " << threads);
-        CHECK(hs::first_mismatch(want, got) == std::nullopt);
-      }
+      for (auto path : paths)
+        for (int threads = 1; threads <= 4; ++threads) {
+          hs::Bins got{};
+          hs::cpu::openmp_fast_via(path, data, got, threads);
+          INFO(name << " size " << size << " threads " << threads << " path " << hs::cpu::fast_path_name(path));
+          CHECK(hs::first_mismatch(want, got) == std::nullopt);
+        }
+    }
+  // openmp_fast itself is its chosen path.
+  const auto data = hs::make_input(hs::parse_input("prose"), 65536 + 611);
+  hs::Bins got{};
+  hs::cpu::openmp_fast(data, got, 2);
+  CHECK(hs::first_mismatch(reference_of(data), got) == std::nullopt);
+}
+
+TEST_CASE("openmp_fast is exact where a narrow counter would wrap without its flush, by every path") {
+  // One byte value: each sub-histogram counter gets one increment per word,
+  // so it reaches 65,535 at the flush and would wrap one word later.
+  for (auto path : runnable_fast_paths())
+    for (std::uint64_t words : {hs::cpu::fast_flush_words, hs::cpu::fast_flush_words + 1,
+                                3 * hs::cpu::fast_flush_words + 2}) {
+      const std::vector<std::uint8_t> data(8 * words + 7, 0x65);
+      hs::Bins got{};
+      hs::cpu::openmp_fast_via(path, data, got, 1);
+      INFO("words " << words << " path " << hs::cpu::fast_path_name(path));
+      CHECK(got[0x65] == data.size());
+      CHECK(hs::stats_of(got).total == data.size());
+    }
+  // Every value in long runs and interleaved, with counts far beyond 65,535
+  // and 255 in every bin, in all four quarters of the byte range (the
+  // study's low-K inputs use only the first).
+  std::vector<std::uint8_t> data;
+  for (int v = 0; v < hs::kBins; ++v) data.insert(data.end(), 65536 + 977 * std::size_t(v), std::uint8_t(v));
+  for (int rep = 0; rep < 300; ++rep)
+    for (int v = hs::kBins - 1; v >= 0; --v) data.push_back(std::uint8_t(v ^ rep));
+  const auto want = reference_of(data);
+  for (auto path : runnable_fast_paths())
+    for (int threads : {1, 3}) {
+      hs::Bins got{};
+      hs::cpu::openmp_fast_via(path, data, got, threads);
+      INFO("path " << hs::cpu::fast_path_name(path) << " threads " << threads);
+      CHECK(hs::first_mismatch(want, got) == std::nullopt);
     }
 }
 
-TEST_CASE("openmp_fast is exact where a 16-bit counter would wrap without its flush") {
-  // One byte value: each sub-histogram counter gets one increment per word,
-  // so it reaches 65,535 at the flush and would wrap one word later.
-  for (std::uint64_t words : {hs::cpu::fast_flush_words, hs::cpu::fast_flush_words + 1,
-                              3 * hs::cpu::fast_flush_words + 2}) {
-    const std::vector<std::uint8_t> data(8 * words + 7, 0x65);
-    hs::Bins got{};
-    hs::cpu::openmp_fast(data, got, 1);
-    INFO("words " << words);
-    CHECK(got[0x65] == data.size());
-    CHECK(hs::stats_of(got).total == data.size());
+TEST_CASE("openmp_fast adds into the bins rather than replacing them, at any offset and length, by every path") {
+  const auto data = hs::make_input(hs::parse_input("uniform"), 70000);
+  for (auto path : runnable_fast_paths()) {
+    INFO("path " << hs::cpu::fast_path_name(path));
+    hs::Bins twice{};
+    hs::cpu::openmp_fast_via(path, data, twice, 3);
+    hs::cpu::openmp_fast_via(path, data, twice, 0);  // 0: OpenMP's default
+    auto once = reference_of(data);
+    for (auto& c : once) c *= 2;
+    CHECK(hs::first_mismatch(once, twice) == std::nullopt);
+    // Unaligned starts and lengths around the word, the 64-byte vector and
+    // the 2,048-byte binning block: every slice [off, off + len).
+    std::vector<std::size_t> lengths;
+    for (std::size_t len = 0; len <= 200; ++len) lengths.push_back(len);
+    for (std::size_t len : {2047, 2048, 2049, 4095, 4097, 6000})
+      lengths.push_back(len);
+    for (std::size_t off = 0; off < 67; ++off)
+      for (std::size_t len : lengths) {
+        const std::span<const std::uint8_t> slice(data.data() + off, len);
+        hs::Bins got{};
+        got[0] = 5;
+        hs::cpu::openmp_fast_via(path, slice, got, 1 + int(off % 2));
+        auto want = reference_of(slice);
+        want[0] += 5;
+        INFO("offset " << off << " length " << len);
+        REQUIRE(hs::first_mismatch(want, got) == std::nullopt);
+      }
   }
 }
 
-TEST_CASE("openmp_fast adds into the bins rather than replacing them, at any offset and thread count") {
-  const auto data = hs::make_input(hs::parse_input("prose"), 70000);
-  hs::Bins twice{};
-  hs::cpu::openmp_fast(data, twice, 3);
-  hs::cpu::openmp_fast(data, twice, 0);  // 0: OpenMP's default
-  auto once = reference_of(data);
-  for (auto& c : once) c *= 2;
-  CHECK(hs::first_mismatch(once, twice) == std::nullopt);
-  // Unaligned starts and odd lengths: every slice [off, off + len).
-  for (std::size_t off = 0; off < 9; ++off)
-    for (std::size_t len : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(8), std::size_t(9),
-                            std::size_t(63), std::size_t(4097)}) {
-      const std::span<const std::uint8_t> slice(data.data() + off, len);
+TEST_CASE("openmp_fast reads no byte past the end of its input, by every path") {
+  // The input ends at an inaccessible page: a read past its end would crash.
+  const std::size_t page = std::size_t(::sysconf(_SC_PAGESIZE));
+  void* mem = ::mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(mem != MAP_FAILED);
+  auto* base = static_cast<std::uint8_t*>(mem);
+  REQUIRE(::mprotect(base + 2 * page, page, PROT_NONE) == 0);
+  const auto fill = hs::make_input(hs::parse_input("uniform"), 2 * page);
+  std::copy(fill.begin(), fill.end(), base);
+  for (auto path : runnable_fast_paths())
+    for (std::size_t len : {std::size_t(1), std::size_t(63), std::size_t(65), std::size_t(2049), page + 1, 2 * page}) {
+      const std::span<const std::uint8_t> tail(base + 2 * page - len, len);
       hs::Bins got{};
-      got[0] = 5;
-      hs::cpu::openmp_fast(slice, got, 2);
-      auto want = reference_of(slice);
-      want[0] += 5;
-      INFO("offset " << off << " length " << len);
-      CHECK(hs::first_mismatch(want, got) == std::nullopt);
+      hs::cpu::openmp_fast_via(path, tail, got, 1);
+      INFO("path " << hs::cpu::fast_path_name(path) << " length " << len);
+      CHECK(hs::first_mismatch(reference_of(tail), got) == std::nullopt);
     }
+  ::munmap(mem, 3 * page);
+}
+
+TEST_CASE("openmp_read_floor sums every byte once, at any offset, length and thread count") {
+  const auto path = hs::cpu::openmp_read_floor_path();
+  CHECK((path == "avx512bw" || path == "avx2" || path == "8-byte words"));
+  const auto data = hs::make_input(hs::parse_input("uniform"), 3 * 65536 + 1000);
+  for (std::size_t off : {0, 1, 7, 31, 63})
+    for (std::size_t len : {0, 1, 31, 32, 63, 64, 127, 255, 256, 257, 1000, 65536 + 611, 3 * 65536})
+      for (int threads : {1, 2, 3, 7}) {
+        const std::span<const std::uint8_t> slice(data.data() + off, len);
+        INFO("offset " << off << " length " << len << " threads " << threads);
+        CHECK(hs::cpu::openmp_read_floor(slice, threads) == hs::byte_sum(reference_of(slice)));
+      }
+  // 255 in every byte: no lane of the sum wraps.
+  const std::vector<std::uint8_t> full(5 * 65536 + 3, 0xFF);
+  CHECK(hs::cpu::openmp_read_floor(full, 2) == 255ull * full.size());
+}
+
+TEST_CASE("the chunk reader gives a pipe's bytes in order, in full chunks but the last, whatever the writes") {
+  for (std::size_t n : {0, 1, 999, 1000, 1001, 3000, 123457}) {
+    std::vector<std::uint8_t> sent(n);
+    for (std::size_t i = 0; i < n; ++i) sent[i] = std::uint8_t(i * 131 + i / 7);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::thread writer([&] {  // writes of 1 to 700 bytes; a failed one shows as bytes missing below
+      for (std::size_t at = 0, step = 1; at < n; at += step, step = step % 700 + 37)
+        if (::write(fds[1], sent.data() + at, std::min(step, n - at)) != ssize_t(std::min(step, n - at))) break;
+      ::close(fds[1]);
+    });
+    std::vector<std::uint8_t> got;
+    std::vector<std::size_t> sizes;
+    {
+      hs::ChunkReader reader(fds[0], "pipe", {1000, 3});
+      for (auto chunk = reader.next(); !chunk.bytes.empty(); chunk = reader.next()) {
+        CHECK(chunk.seq == sizes.size());
+        got.insert(got.end(), chunk.bytes.begin(), chunk.bytes.end());
+        sizes.push_back(chunk.bytes.size());
+        reader.release(chunk.seq);
+      }
+      CHECK(reader.next().bytes.empty());  // and stays ended
+    }
+    writer.join();
+    ::close(fds[0]);
+    INFO("bytes " << n);
+    CHECK(got == sent);
+    CHECK(sizes.size() == (n + 999) / 1000);
+    for (std::size_t i = 0; i + 1 < sizes.size(); ++i) CHECK(sizes[i] == 1000);
+  }
+}
+
+TEST_CASE("the chunk reader reports a read error from next(), and a reader left early stops") {
+  const int dir = ::open(HISTOSTUDY_SOURCE_DIR, O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir >= 0);
+  {
+    hs::ChunkReader reader(dir, "a directory", {1000, 2});
+    CHECK_THROWS_AS(reader.next(), hs::Error);
+  }
+  ::close(dir);
+  // Destroyed with chunks unread: the reader thread ends without reading on.
+  const auto data = hs::make_input(hs::parse_input("prose"), 100000);
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  REQUIRE(::write(fds[1], data.data(), 60000) == 60000);
+  {
+    hs::ChunkReader reader(fds[0], "pipe", {1000, 2});
+    CHECK(reader.next().bytes.size() == 1000);
+  }
+  ::close(fds[1]);
+  ::close(fds[0]);
+}
+
+TEST_CASE("count_stream equals reference on a file of many chunks with any thread count") {
+  const auto data = hs::make_input(hs::parse_input("lesson_english"), 3 * hs::kCpuChunk + hs::kCpuPiece + 611);
+  const auto path = std::filesystem::temp_directory_path() / ("histostudy-count-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    REQUIRE(out);
+  }
+  const auto want = reference_of(data);
+  auto cpu = hs::make_cpu_executor();
+  for (const char* impl : {"reference", "openmp_private", "openmp_fast"})
+    for (int threads : {0, 1, 2, 3, 5}) {
+      INFO(impl << " threads " << threads);
+      CHECK(hs::first_mismatch(want, hs::count_stream(path.string(), hs::find_implementation(impl), *cpu, threads)) ==
+            std::nullopt);
+    }
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the lesson's inputs reproduce its hardware-independent figures exactly") {

@@ -233,6 +233,21 @@ class NothingLost(Case):
             self.assertEqual(out.returncode, 1, args)
             self.assertIn(b"standard output", out.stderr, args)
 
+    def test_a_read_error_mid_file_is_an_error_not_a_histogram(self):
+        shim = os.environ.get("HISTOSTUDY_FAILING_READ")
+        if not shim:
+            self.skipTest("run through meson: it builds the failing_read shim")
+        f = self.path("f")
+        with open(f, "wb") as out:
+            out.write(bytes(range(256)) * (13 << 12))  # 13 MiB: many of count's pieces
+        whole = run("count", f, env={"LD_PRELOAD": shim})  # no budget set: the shim reads through
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        self.assertEqual(whole.stdout.decode().splitlines()[7], f"7 {13 << 12}")
+        for impl in ("reference", "openmp_private", "openmp_fast"):
+            out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_FAIL_READ_AFTER": str(6 << 20)})
+            self.refused(out, 1, "read error")
+            self.assertEqual(out.stdout, b"", impl)
+
     def test_results_are_saved_where_the_filesystem_has_no_hard_links(self):
         shim = os.environ.get("HISTOSTUDY_NO_HARD_LINKS")
         if not shim:
