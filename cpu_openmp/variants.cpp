@@ -22,9 +22,11 @@ std::uint64_t run_openmp_read_floor(std::span<const std::uint8_t> data, const La
 }
 
 Implementation counting(std::string_view name, std::string_view family, std::string_view idea,
-                        std::vector<std::string_view> roles, CpuHistogram run) {
+                        std::vector<std::string_view> roles, CpuHistogram run,
+                        std::string_view (*code_path)() = nullptr) {
   return {.name = name, .backend = Backend::cpu, .family = family, .idea = idea, .roles = std::move(roles),
-          .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .cpu_histogram = run};
+          .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .cpu_histogram = run,
+          .code_path = code_path};
 }
 
 }  // namespace
@@ -36,11 +38,13 @@ const std::vector<Implementation>& implementations() {
       counting("openmp_private", "cpu_openmp/openmp_histogram.cpp",
                "per-thread private 256 counters, merged once at the end", {"privatized"}, run_openmp_private),
       counting("openmp_fast", "cpu_openmp/openmp_fast.cpp",
-               "8 interleaved 16-bit sub-histograms per thread, 8-byte reads, dynamic chunks", {"subject"},
-               run_openmp_fast),
+               "with AVX-512 (VBMI2, BITALG, GFNI): bytes binned by their top two bits, one-hot lanes summed by "
+               "full adders, column popcounts; elsewhere 8 interleaved 16-bit sub-histograms per thread",
+               {"subject"}, run_openmp_fast, openmp_fast_path),
       {.name = "openmp_read_floor", .backend = Backend::cpu, .family = "cpu_openmp/openmp_histogram.cpp",
-       .idea = "parallel 8-byte reads summed, no counting: the CPU read floor", .roles = {"floor"}, .counts = false,
-       .bytes_read = reads_input_once, .global_atomics = no_global_atomics, .cpu_floor = run_openmp_read_floor},
+       .idea = "parallel reads with the widest loads the CPU has, summed, no counting: the CPU read floor",
+       .roles = {"floor"}, .counts = false, .bytes_read = reads_input_once, .global_atomics = no_global_atomics,
+       .cpu_floor = run_openmp_read_floor, .code_path = openmp_read_floor_path},
   };
   return list;
 }

@@ -70,7 +70,7 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   row.device = device_of(executor);
   row.toolchain = executor.toolchain();
   row.control_of = executor.control_of();
-  row.code = executor.code_path();
+  row.code = impl.code_path ? "host: " + std::string(impl.code_path()) : executor.code_path();
   row.input = subject.input;
   row.size = subject.data.size();
   row.input_stats = stats_of(subject.reference);

@@ -57,6 +57,9 @@ struct Implementation {
   CpuHistogram cpu_histogram = nullptr;
   CpuFloor cpu_floor = nullptr;
   const gpu::Variant* gpu = nullptr;  // null for CPU variants
+  // The code path a CPU variant takes on this CPU ("avx512-vbmi2", ...), for
+  // every row's `code`; null: the executor's.
+  std::string_view (*code_path)() = nullptr;
 };
 
 const std::vector<Implementation>& implementations();
