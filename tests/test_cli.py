@@ -175,7 +175,8 @@ class Device(unittest.TestCase):
         cases = [(study + ["--device", "0,0"], 2, "--device 0,0: 0 named twice"),
                  (study + ["--device", ","], 2, "--device ,: name GPUs"),
                  (study + ["--run-id", "a b"], 2, "--run-id a b: name it with"),
-                 (["env", "--device", "all"], 1, "--device all: ")]
+                 (["env", "--device", "all"], 2, "--device all: this command runs on one GPU"),
+                 (["count", "--device", "0,1"], 2, "--device 0,1: this command runs on one GPU")]
         if not gpu:
             cases += [(study + ["--device", "all"], 1, "--device all: "),
                       (study + ["--device", "0,1"], 1, "--device 0,1: ")]
