@@ -127,7 +127,12 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
     const Implementation& impl = find_implementation(name);
     if (!runs_somewhere(impl, executors))
       throw Unavailable("implementation '" + name + "' cannot run here (" +
-                        (impl.backend == Backend::cuda ? "no usable CUDA GPU" : "no CPU executor") + ")");
+                        (impl.backend == Backend::cpu                       ? "no CPU executor"
+                         : std::none_of(executors.begin(), executors.end(),
+                                        [](Executor* e) { return e->toolchain() != "cpu"; })
+                             ? "no usable CUDA GPU"
+                             : "none of the toolchains named runs it: a library runs with nvcc alone") +
+                        ")");
     impls.push_back(&impl);
   }
   if (impls.empty()) impls = all_runnable(executors);

@@ -408,8 +408,19 @@ def collect(args):
     return doc
 
 
+def library_implementations(registry=pathlib.Path(__file__).resolve().parent.parent / "data" / "registry.json"):
+    """The peer (CUB) is a host library nvcc built: it runs with the nvcc toolchain alone."""
+    try:
+        entries = json.loads(registry.read_text())["implementations"]
+    except (OSError, ValueError, KeyError):
+        return set()
+    return {e["name"] for e in entries if "peer" in e.get("roles", ())}
+
+
 def run_set(doc, ncu, histostudy, metrics, impls, name, label, spec, work, args):
     set_args = list(SETS[name][1])
+    if spec != "nvcc":
+        impls = [i for i in impls if i not in library_implementations()]
     if "--impl" not in set_args:
         set_args += ["--impl", ",".join(impls)]
     where = work / f"run-{len(doc['invocations']):03d}-{name}"
