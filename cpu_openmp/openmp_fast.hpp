@@ -17,7 +17,10 @@
 //                 in memory is incremented, so repeated values cost nothing
 //                 extra. The idea is Harold Aptroot's ("Histogramming bytes
 //                 with positional popcount", bitmath.blogspot.com, 2024),
-//                 written anew here.
+//                 written anew here. On the 2-core AMD EPYC (Zen 5): 19.6-21.8
+//                 GB/s on every lesson and sweep input at 67,109,475 bytes,
+//                 against 8.3-14.4 for scalar-8x16 in the same runs; about
+//                 11 GB/s a core, compute-bound (26-48% of the read floor).
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),
@@ -36,8 +39,8 @@
 // whatever the thread count. Eight sub-histograms break that chain; 8-byte
 // reads with shifts replace one load per byte; dynamic chunks keep both
 // cores busy to the end. What is left is about one counter update per byte
-// per cycle on each core, so on uniform bytes it stays near 40-50% of the
-// read floor.
+// per cycle on each core, so on uniform bytes it stayed near 40-50% of the
+// read floor of then (8-byte words; the floor now reads with vectors).
 //
 // How the constants were chosen: candidates were registered for a while as
 // extra implementations and run with

@@ -22,9 +22,11 @@ constexpr std::size_t kChunk = 64u << 20;  // 64 MiB: large enough to amortize a
 }  // namespace
 
 ReadPlan read_plan(const Implementation& impl) {
-  // CPU: chunks that stay in the last-level cache between the copy that
-  // reads them and the count, three so the reader is never kept waiting
-  // (chosen in data/explorations/count-overlap/README.md). GPU: as before.
+  // CPU streams (pipes; files are preaded, see count_cpu_file): three
+  // chunks of 4 MiB. Timed on a file before files were preaded, this ring
+  // gave 68% of read-and-discard, 80% with 16 MiB chunks, 48% with two
+  // buffers (data/explorations/count-overlap/README.md); on a pipe the
+  // writer sets the pace and no size was measured. GPU: as before.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
   return {kChunk, 2};
 }
@@ -213,7 +215,9 @@ Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const Lau
 // is read and counted by one core out of its own cache (a chunk handed from
 // a reader thread to another core's count crossed cores: 6.7-6.9 GB/s on
 // the 2-core EPYC against 9.0-9.9 this way, data/explorations/count-overlap),
-// and the team's reads and counts interleave with no reader thread.
+// and the team's reads and counts interleave with no reader thread. Pieces
+// of kCpuPiece = 512 KiB, half an L2 of that EPYC: 108-112% of
+// read-and-discard there, against 103-109% for 128 KiB to 2 MiB.
 Bins count_cpu_file(int fd, const std::string& name, const Implementation& impl, const LaunchPolicy& policy) {
   LaunchPolicy one = policy;
   one.threads = 1;

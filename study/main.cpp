@@ -396,7 +396,7 @@ int main(int argc, char** argv) {
   count_bench->add_option("FILE", bench.path, "a regular file")->required();
   count_bench->add_option("--impl", bench.impl, "CPU implementation")->capture_default_str();
   count_bench->add_option("-t,--threads", bench.threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
-  count_bench->add_option("--rounds", bench.rounds, "rotations of the three entries")->capture_default_str()
+  count_bench->add_option("--rounds", bench.rounds, "rotations of the four entries")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
   count_bench->add_flag("--no-save", bench.no_save, "print only; write no result file");

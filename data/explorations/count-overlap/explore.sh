@@ -13,6 +13,8 @@ file=$1 out=$2
 shift 2
 src=$(mktemp -d /tmp/hs-count-overlap.XXXXXX)
 git -C "$root" archive HEAD | tar -x -C "$src"
+# The copy has no .git: its result files name HEAD, marked dirty (a variant's constants differ).
+export HISTOSTUDY_GIT_COMMIT=$(git -C "$root" rev-parse HEAD) HISTOSTUDY_GIT_DIRTY=1
 meson setup "$src/build" "$src" -Dcuda=disabled >/dev/null
 for variant in "$@"; do
   read -r kib mib buffers policy <<<"$variant"
