@@ -109,10 +109,15 @@ int open_for_reading(const std::string& path) {
   return fd;
 }
 
-std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
+namespace {
+
+// Calls `call(done)` (a read or pread of the bytes after `done`) until
+// `size` bytes or the end, retrying interrupted calls.
+template <typename Call>
+std::size_t read_until(std::size_t size, const std::string& path, Call call) {
   std::size_t got = 0;
   while (got < size) {
-    ssize_t n = ::read(fd, buf + got, size - got);
+    const ssize_t n = call(got);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -123,18 +128,15 @@ std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::st
   return got;
 }
 
+}  // namespace
+
+std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
+  return read_until(size, path, [&](std::size_t got) { return ::read(fd, buf + got, size - got); });
+}
+
 std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path) {
-  std::size_t got = 0;
-  while (got < size) {
-    ssize_t n = ::pread(fd, buf + got, size - got, off_t(offset + got));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw Error(os_error(path, "read error"));
-    }
-    got += std::size_t(n);
-  }
-  return got;
+  return read_until(size, path,
+                    [&](std::size_t got) { return ::pread(fd, buf + got, size - got, off_t(offset + got)); });
 }
 
 void write_all(int fd, const void* data, std::size_t n, const std::string& path) {
