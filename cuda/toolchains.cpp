@@ -116,7 +116,6 @@ namespace {
 
 int device_index(const std::string& spec, int count) {
   if (spec.empty()) return 0;
-  if (names_several_devices(spec)) no_such_device(spec, "this command runs on one GPU (run takes all or a list)");
   if (spec.find_first_not_of("0123456789") == std::string::npos && spec.size() <= 6) {
     const int index = std::stoi(spec);
     if (index >= count) no_such_device(spec, "no GPU of that index");

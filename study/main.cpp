@@ -47,8 +47,6 @@
 
 namespace {
 
-using hs::Executor;
-
 std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
@@ -248,8 +246,9 @@ void list_command() {
   std::cout << "implementations (histostudy run --impl NAME):\n";
   for (const auto& impl : hs::implementations()) {
     bool here = std::any_of(ex.owned.begin(), ex.owned.end(), [&](const auto& e) { return e->supports(impl); });
-    std::printf("  %-18s %-5s %s%s\n", std::string(impl.name).c_str(), std::string(hs::backend_name(impl.backend)).c_str(),
-                std::string(impl.idea).c_str(), here ? "" : "  [cannot run here]");
+    std::printf("  %-18s %-5s %s (%s)%s\n", std::string(impl.name).c_str(),
+                std::string(hs::backend_name(impl.backend)).c_str(), std::string(impl.idea).c_str(),
+                std::string(impl.family).c_str(), here ? "" : "  [cannot run here]");
   }
   std::cout << "inputs (--input NAME):\n";
   for (const auto& name : hs::input_names()) std::cout << "  " << name << "\n";
@@ -265,6 +264,7 @@ void list_command() {
   if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << ex.gpu_absent << ")\n";
 }
 
+#if HISTOSTUDY_HAVE_CUDA
 std::vector<int> parse_archs(const std::vector<std::string>& items) {
   std::vector<int> archs;
   for (const auto& item : split_commas(items)) {
@@ -276,6 +276,7 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
   if (archs.empty()) throw hs::UsageError("--arch: name at least one compute capability, such as 75 or sm_90");
   return archs;
 }
+#endif
 
 int cubins_command(const std::vector<std::string>& toolchains, const std::vector<std::string>& archs,
                    const std::string& out_dir) {

@@ -56,7 +56,7 @@ std::string gpu_uuid(const Executors& ex) {
 Executors make_executors(const std::vector<std::string>& toolchains, const std::string& control,
                          const std::string& device_spec) {
   // Several GPUs are run's alone (study/fleet.hpp): said on any machine, GPU or not.
-  if (device_spec == "all" || device_spec.find(',') != std::string::npos)
+  if (names_several_devices(device_spec))
     throw UsageError("--device " + device_spec + ": this command runs on one GPU (run takes all or a list)");
   Executors ex;
   ex.owned.push_back(make_cpu_executor());

@@ -37,7 +37,9 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(1, str(pathlib.Path(__file__).resolve().parent.parent))
 import ncu_csv  # noqa: E402
+from plots.counters import roles_registry  # noqa: E402  (stdlib only, as this tool)
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 FORMAT = "histostudy-profile"
@@ -408,13 +410,9 @@ def collect(args):
     return doc
 
 
-def library_implementations(registry=pathlib.Path(__file__).resolve().parent.parent / "data" / "registry.json"):
+def library_implementations():
     """The peer (CUB) is a host library nvcc built: it runs with the nvcc toolchain alone."""
-    try:
-        entries = json.loads(registry.read_text())["implementations"]
-    except (OSError, ValueError, KeyError):
-        return set()
-    return {e["name"] for e in entries if "peer" in e.get("roles", ())}
+    return {name for (name, _), roles in roles_registry(REPO / "data" / "registry.json").items() if "peer" in roles}
 
 
 def run_set(doc, ncu, histostudy, metrics, impls, name, label, spec, work, args):
