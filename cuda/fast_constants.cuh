@@ -8,25 +8,25 @@
 // 256 bins x 32 lane columns of 32-bit counters a block: 32 KiB of dynamic
 // shared memory.
 #define HS_LANE_SHARED_WORDS (256 * 32)
-// 16-byte loads a lane per tile, prefetched a tile ahead: 2 beat 4 and 8
-// (more registers, fewer resident threads).
-#define HS_LANE_SHARED_UNROLL 2
+// 16-byte loads a lane per tile, prefetched a tile ahead: 4 left +0.9 us
+// over the read floor at 16 MiB where 2 left +2.0, and matched the floor at
+// 1 and 4 GiB at 2 blocks an SM (data/explorations/20261201T1357Z_one_launch, rounds 3-4).
+#define HS_LANE_SHARED_UNROLL 4
 // A warp's tile: 32 lanes x HS_LANE_SHARED_UNROLL 16-byte vectors.
 #define HS_LANE_SHARED_TILE_BYTES (32 * HS_LANE_SHARED_UNROLL * 16)
 // At 1024 threads a block the kernel needs more registers than a block may
 // have (cudaErrorLaunchOutOfResources on the H200).
 #define HS_LANE_SHARED_MAX_BLOCK 512
-// The default block: 256 and 384 threads were slower (2026-11-29 12:18Z).
+// The default block: 256 and 384 threads were slower (2026-11-29 12:18Z);
+// so were 6 blocks of 256 an SM (20261201T1357Z_one_launch, round 1).
 #define HS_LANE_SHARED_BLOCK 512
-// Its blocks' rows (1 KiB each) live in the scratch: up to 256 MiB.
-#define HS_LANE_SHARED_MAX_GRID (1 << 18)
-// hs_fold_rows: HS_FOLD_GROUPS threads a bin, each adding every
-// HS_FOLD_GROUPS-th row, so a block of 32 rows has 8 loads a thread in
-// flight, not 32 in turn (not tuned).
-#define HS_FOLD_GROUPS 4
-#define HS_FOLD_BLOCK (256 * HS_FOLD_GROUPS)
-// Rows one fold block adds (not tuned; the 1 GiB default grid of 396 folds
-// in 13 blocks).
-#define HS_FOLD_ROWS_PER_BLOCK 32
+// The spread entries: (arrivals << HS_ARRIVAL_SHIFT) + sum in 64 bits, so
+// an input below 2^40 bytes and a grid below 2^24 blocks.
+#define HS_ARRIVAL_SHIFT 40
+#define HS_LANE_SHARED_MAX_GRID ((1 << (64 - HS_ARRIVAL_SHIFT)) - 1)
+// One 128-byte line a spread entry, so the blocks' atomics spread over the
+// L2's slices instead of meeting on the bins' 8 lines (20261201T1357Z_one_launch, round 1).
+#define HS_SPREAD_LINE_BYTES 128
+#define HS_SPREAD_BYTES (256 * HS_SPREAD_LINE_BYTES)
 
 #endif  // HISTOSTUDY_FAST_CONSTANTS_CUH

@@ -1,12 +1,13 @@
 // Our fastest byte histogram. Device code only (nvcc compiles it into the
 // binary, NVRTC at run time).
 //
-//   lane_shared  hs_lane_shared, then hs_fold_rows<Counter>: 256 x 32
-//                counters a block, one column per lane position in that
-//                lane's own bank, shared by all the block's warps; every byte
-//                is one shared atomic that never meets a bank conflict, at
-//                full occupancy; blocks store their sums as rows, and a
-//                second kernel adds the rows into the bins.
+//   lane_shared  hs_lane_shared<Counter>, one launch: 256 x 32 counters a
+//                block, one column per lane position in that lane's own
+//                bank, shared by all the block's warps; every byte is one
+//                shared atomic that never meets a bank conflict; each block
+//                adds its 256 sums into spread bins that count their
+//                arrivals, and the block that brings a bin's last arrival
+//                adds the bin's total into the bins.
 //                                        build/histostudy run --impl lane_shared -s 1GiB
 //
 // Why: a shared histogram whose lanes hit random bins meets bank conflicts
@@ -17,61 +18,65 @@
 // conflict-free whatever the input: the kernel is flat across inputs. The
 // atomics' results are unused, so they compile to RED: nothing waits on
 // them. Sharing one set of columns among the warps of a block (the atomics
-// keep it exact) is what lets 2048 threads an SM run: private sets need
+// keep it exact) is what lets 1024 threads an SM run: private sets need
 // 32 KiB a warp.
 //
-// Measured (histostudy run -e perf, H200, 1 GiB, percent of the read floor
-// in the same run; the run files are in data/runs/):
-//   - this kernel, as committed: 97.7-98.2% on all 13 inputs, 1.99x cub on
-//     uniform bytes (20261129T132828Z); at the lesson's 67,109,475 bytes
-//     0.0265-0.0272 ms, cub 0.0279-0.0408 (20261129T132756Z);
+// The merge, one launch (data/explorations/20261201T1357Z_one_launch, rounds 1-4, H200,
+// cold samples, the sizes experiment's 1 MiB to 4 GiB on uniform,
+// lesson_english and one_byte): a spread bin is a 64-bit entry on its own
+// 128-byte line holding (arrivals << 40) + sum. Each block adds
+// (1 << 40) + its sum with one atomicAdd a bin and gets the entry before it
+// back, so no block waits on a ticket or a fence: the one whose add is the
+// gridDim.x-th holds the bin's total, adds it into the bins and zeroes the
+// entry for the next launch. Round 3, against the read floor in the same
+// run: +0.8 us at 1 MiB, +1.1 at the lesson's 67,109,475 bytes (1.35x cub
+// on lesson_english and one_byte, 1.51x on uniform), +0.2..+0.9 at 256 MiB,
+// at the floor from 1 GiB; 2 loads a lane a tile left +2.0 us at 16 MiB,
+// 4 loads +0.9 (round 3), and 4 loads at 2 blocks an SM matched the floor
+// at 1 and 4 GiB (round 4): so 4.
+// Tried and did not pay:
+//   - the committed design before it (each block stores its sums as a row;
+//     a second kernel, hs_fold_rows, adds 32 rows a block into the bins):
+//     +4.2..+6.9 us at every size (round 3);
+//   - 256 atomicAdds a block straight into the bins (the lesson's way):
+//     about 0.35 ns an atomic, the same 256 addresses on eight 128-byte
+//     lines served one after another; at the lesson's size 0.0679 ms
+//     against 0.0269 for rows (data/explorations/20261129T1252Z_merge);
+//   - the same into spread bins with a ticket, the last block moving them
+//     (round 1): +2.2..+3.5 us below 1 GiB, and with the bins added by
+//     load and store rather than atomics +2.0..+3.1 (round 2); 8 sets of
+//     spread bins, block k adding into set k % 8: 1.3-1.6 us slower than one
+//     (round 2); prefetching the merge's lines into L2 while the blocks count
+//     (a cold sample flushes them): no change (round 2);
+//   - folding inside the counting kernel, the last block of each 32 to take
+//     a ticket adding their rows: 0.0279-0.0283 ms at the lesson's size
+//     against 0.0277-0.0282 for two kernels
+//     (data/explorations/20261129T1309Z_count_and_merge);
+//   - the fold as a programmatic dependent launch (Hopper's griddepcontrol):
+//     about 2.2 us saved in 10 of 21 cases, nothing in the rest
+//     (data/explorations/20261201T1213Z_pdl);
+//   - blocks of 256 threads, 6 an SM: 37% of the floor at 1 MiB, 93% at
+//     1 GiB (round 1).
+//
+// Counting, measured before (histostudy run -e perf, H200, 1 GiB):
 //   - the GPU's shared atomics, conflict-free: 19.6 updates per clock per
 //     SM ("shared_rates" of the perf run): a ceiling of about 5,100 GB/s
 //     for one atomic per byte, above the 4,400 GB/s read floor;
-//   - earlier builds, tiles of 4 loads a lane: 93-94% on every input,
-//     1.9x cub on uniform bytes; 8 loads: 86-87% (20261129T121736Z);
-//   - 2 loads a lane against 4, in one unsaved comparison on uniform,
-//     lesson_english and one_byte (2026-11-29 12:18Z): 94% against 93% at
-//     512 threads a block (four blocks an SM), 92% at 384, 88% at 256.
-// Tried and did not pay (same experiment):
 //   - lane-private columns for each warp (32 KiB a warp, six warps an SM):
 //     flat 68% (20261129T121232Z): too few warps to keep the atomics busy;
-//   - the same with 16-bit counters in pairs (17 KiB a warp, flushed before
-//     they overflow): flat 60-66% (20261129T120853Z);
-//   - lane-private counters by plain load/add/store: flat 37%; one 256-bin
-//     copy per warp with 16-byte loads: 52% uniform, 72% text, 23%
-//     one_byte; choosing between the two per tile: 22-50% (20261129T120442Z).
+//     the same with 16-bit counters in pairs: flat 60-66%
+//     (20261129T120853Z); lane-private counters by plain load/add/store:
+//     flat 37%; one 256-bin copy per warp with 16-byte loads: 52% uniform,
+//     72% text, 23% one_byte (20261129T120442Z).
 //
-// The merge: each block stores its 256 sums as one row (plain stores) and a
-// second kernel, hs_fold_rows, adds 32 rows a block into the bins. Merging
-// straight into the bins with 256 atomicAdds a block (the lesson's way)
-// cost a fixed time that grew with the grid, about 0.35 ns an atomic: the
-// same 256 addresses on eight 128-byte lines, served one after another.
-// Both in one call (data/explorations/20261129T1252Z_merge, uniform bytes):
-//   - 16 MiB, grid 132 / 528 / 2112: atomics 0.0198 / 0.0553 / 0.204 ms,
-//     rows 0.0120 / 0.0145 / 0.0276 ms (read floor 0.0064);
-//   - the lesson's 67,109,475 bytes: 0.0679 against 0.0269 ms (cub 0.0403);
-//   - 1 GiB, 13 inputs: 92.9-94.2% against 96.4-97.9% of the read floor;
-//     two waves of blocks (grid 1056) instead of one: 95.4-96.2%.
-// Tried and did not pay (data/explorations/20261129T1309Z_count_and_merge):
-// folding inside this kernel, the last block of each 32 to take a ticket
-// adding their rows (no second launch): 0.0279-0.0283 ms at the lesson's
-// size against 0.0277-0.0282 for two kernels. Starting each block's atomics
-// at its own bin (0.0678 ms against 0.0686 at 64 MiB, unsaved, 12:27Z).
-// Launching the fold as a programmatic dependent of the count (Hopper's
-// griddepcontrol, so its launch overlaps the count's tail) saved about
-// 2.2 us in 10 of 21 size x input cases from 1 MiB to 4 GiB and nothing in
-// the rest (data/explorations/20261201T1213Z_pdl): not adopted.
-// At the lesson's size that left about 8 us beyond the read floor (0.028
-// against 0.020 ms), level with cub on skewed inputs; fewer blocks took it
-// to 0.027 (the default grid, cuda/variants.cpp).
-//
-// Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32
-// (full-warp sums at the end) and at most HS_LANE_SHARED_MAX_BLOCK; any
-// grid, with 256 x gridDim.x words of rows; any n including 0 and > 4 GiB;
-// 32 KiB of dynamic shared memory (HS_LANE_SHARED_WORDS words); the bytes
-// one block counts in one launch stay below 2^32, so no 32-bit counter or
-// row entry overflows (cuda/variants.cpp checks it).
+// Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32 up to
+// HS_LANE_SHARED_MAX_BLOCK (the column sums take two threads a bin at
+// exactly 512, one otherwise); any grid up to HS_LANE_SHARED_MAX_GRID (the
+// arrivals' 24 bits); n below 2^40 (the sums' 40 bits); 32 KiB of dynamic
+// shared memory (HS_LANE_SHARED_WORDS words); HS_SPREAD_BYTES of scratch,
+// zero before the first launch and left zero by every launch; the bytes
+// one block counts in one launch stay below 2^32, so no 32-bit counter
+// overflows (cuda/variants.cpp checks all of it).
 #ifndef HISTOSTUDY_FAST_KERNELS_CUH
 #define HISTOSTUDY_FAST_KERNELS_CUH
 
@@ -104,26 +109,19 @@ __device__ __forceinline__ void hs_count_word(unsigned lane4, unsigned w) {
   atomicAdd(reinterpret_cast<unsigned*>(base + (((w >> 17) & 0x7f80u) | lane4)), 1u);
 }
 
-// Reads: every byte once; 16-byte loads over the aligned body, dealt to
-// warps in tiles of 32 x HS_LANE_SHARED_UNROLL vectors, each lane's next
-// tile loaded while it counts the current one; single-byte loads for the
-// < 16 head and tail bytes. Contends on: no bank within an instruction; the
-// block's warps on the same words (atomics); nothing global. Writes: the
-// block's 256 sums as row blockIdx.x of `rows` (32-bit, plain stores);
-// hs_fold_rows adds the rows into the bins. `out` and `slice` are unused.
-__global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
-    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, void* out, unsigned slice,
-                   unsigned* __restrict__ rows) {
-  (void)out;
-  (void)slice;
+// Counts the block's share of the input into the lane columns: every byte
+// once, 16-byte loads over the aligned body dealt to warps in tiles of
+// 32 x HS_LANE_SHARED_UNROLL vectors, each lane's next tile loaded while it
+// counts the current one; single-byte loads for the < 16 head and tail
+// bytes. The first tile's loads are issued before the columns are zeroed,
+// so the zeroing and its barrier hide under their latency. Ends with a
+// barrier.
+__device__ __forceinline__ void hs_lane_count(const unsigned char* __restrict__ data, unsigned long long n) {
   constexpr int kUnroll = HS_LANE_SHARED_UNROLL;
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
   const unsigned warps = blockDim.x >> 5;
   unsigned* column = hs_lane_columns + lane;
-  for (unsigned i = threadIdx.x; i < HS_LANE_SHARED_WORDS; i += blockDim.x) hs_lane_columns[i] = 0u;
-  __syncthreads();
-
   const hs_aligned_input in = hs_align_input(data, n);
   const unsigned long long tile_vectors = 32ull * kUnroll;
   const unsigned long long tiles = (in.vectors + tile_vectors - 1) / tile_vectors;
@@ -136,6 +134,10 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
     const unsigned long long v = t * tile_vectors + u * 32u + lane;
     cur[u] = t < tiles && v < in.vectors ? in.body[v] : none;
   }
+  uint4* columns4 = reinterpret_cast<uint4*>(hs_lane_columns);
+  for (unsigned i = threadIdx.x; i < HS_LANE_SHARED_WORDS / 4; i += blockDim.x) columns4[i] = none;
+  __syncthreads();
+
   for (; t < tiles; t += tile_stride) {
     const unsigned long long after = t + tile_stride;
     for (int u = 0; u < kUnroll; ++u) {
@@ -156,46 +158,57 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
   const unsigned long long threads = (unsigned long long)gridDim.x * blockDim.x;
   hs_for_edge_bytes(in, data, n, thread, threads, [column](unsigned char b) { atomicAdd(column + b * 32u, 1u); });
   __syncthreads();
-  // Warp w sums bins w, w + warps, ...: a bin's 32 columns into the row.
-  unsigned* row = rows + (unsigned long long)blockIdx.x * 256u;
-  for (unsigned b = warp; b < 256u; b += warps) {
-    const unsigned sum = hs_warp_sum(hs_lane_columns[b * 32u + lane]);
-    if (lane == 0) row[b] = sum;
+}
+
+// Calls f(bin, sum) once for every bin with the sum of its 32 columns,
+// lane-skewed so a warp's loads meet no bank conflict: kPerBin adjacent
+// lanes a bin, 32 / kPerBin columns each (the lanes of one part read
+// distinct banks). kPerBin = 2 needs exactly 512 threads (one item each,
+// whole warps for the shuffle).
+template <unsigned kPerBin, typename F>
+__device__ __forceinline__ void hs_column_sums_by(F f) {
+  constexpr unsigned kSpan = 32u / kPerBin;
+  for (unsigned item = threadIdx.x; item < 256u * kPerBin; item += blockDim.x) {
+    const unsigned bin = item / kPerBin;
+    const unsigned base = bin * 32u + (item % kPerBin) * kSpan;
+    unsigned sum = 0;
+#pragma unroll
+    for (unsigned j = 0; j < kSpan; ++j) sum += hs_lane_columns[base + ((bin + j) & (kSpan - 1u))];
+    if (kPerBin == 2u) sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    if (item % kPerBin == 0u) f(bin, sum);
   }
 }
 
-// Reads: `count` rows of 256 32-bit counts (what hs_lane_shared just
-// stored, so from L2), block b taking rows b * per, ..., b * per + per - 1
-// for per = ceil(count / gridDim.x); thread t adds bin t % 256 of every
-// HS_FOLD_GROUPS-th of them, so a block has HS_FOLD_GROUPS loads in flight
-// per bin, and the groups meet in shared memory. Contends on: the global
-// bins, one atomicAdd a bin a block: gridDim.x per bin. Launch assumptions:
-// blockDim.x = HS_FOLD_BLOCK; any grid; a bin's sum fits Counter (64-bit
-// when n x runs could overflow 32 bits). `data` and `n` are unused.
+// Reads: the input (hs_lane_count). Contends on: no bank within a shared
+// atomic instruction; the block's warps on the same words (atomics); in
+// global memory, gridDim.x 64-bit atomicAdds on each of 256 spread entries,
+// one 128-byte line apiece, and one atomicAdd a bin into `out` by the block
+// that arrives last there. Writes: the bins (added into, like every
+// kernel); the spread entries, left zero.
 template <typename Counter>
-__global__ void __launch_bounds__(HS_FOLD_BLOCK)
-    hs_fold_rows(const unsigned char* data, unsigned long long n, Counter* __restrict__ out, unsigned count,
-                 const unsigned* __restrict__ rows) {
-  (void)data;
-  (void)n;
-  __shared__ Counter group_sums[HS_FOLD_GROUPS][256];
-  const unsigned bin = threadIdx.x & 255u;
-  const unsigned group = threadIdx.x >> 8;
-  const unsigned per = (count + gridDim.x - 1) / gridDim.x;
-  const unsigned first = blockIdx.x * per;
-  const unsigned last = first >= count ? first : (count - first < per ? count : first + per);
-  Counter sum = 0;
-#pragma unroll 8
-  for (unsigned r = first + group; r < last; r += HS_FOLD_GROUPS) sum += rows[(unsigned long long)r * 256u + bin];
-  group_sums[group][bin] = sum;
-  __syncthreads();
-  if (group != 0) return;
-  for (unsigned g = 1; g < HS_FOLD_GROUPS; ++g) sum += group_sums[g][bin];
-  atomicAdd(&out[bin], sum);
+__global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
+    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, Counter* __restrict__ out,
+                   unsigned slice, unsigned* spread) {
+  (void)slice;
+  hs_lane_count(data, n);
+  auto arrive = [spread, out](unsigned bin, unsigned sum) {
+    constexpr unsigned long long kArrival = 1ull << HS_ARRIVAL_SHIFT;
+    unsigned long long* entry =
+        reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(spread) + bin * HS_SPREAD_LINE_BYTES);
+    const unsigned long long mine = kArrival + sum;
+    const unsigned long long before = atomicAdd(entry, mine);
+    if ((before >> HS_ARRIVAL_SHIFT) != gridDim.x - 1u) return;
+    atomicAdd(&out[bin], Counter((before + mine) & (kArrival - 1u)));
+    *entry = 0ull;
+  };
+  if (blockDim.x == 512u)
+    hs_column_sums_by<2u>(arrive);
+  else
+    hs_column_sums_by<1u>(arrive);
 }
 
 // Every instantiation the plans (cuda/variants.cpp) can name, for nvcc's
 // table (cuda/nvcc_kernels.cu).
-#define HS_FAST_KERNELS(K) K(hs_lane_shared) K(hs_fold_rows<unsigned int>) K(hs_fold_rows<unsigned long long>)
+#define HS_FAST_KERNELS(K) K(hs_lane_shared<unsigned int>) K(hs_lane_shared<unsigned long long>)
 
 #endif  // HISTOSTUDY_FAST_KERNELS_CUH

@@ -145,14 +145,16 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
     return run;
   }
   run.plan = impl.gpu->plan(policy, device_->size());
-  std::size_t scratch_bytes = 0;
+  std::size_t scratch_bytes = 0, zeroed_bytes = 0;
   for (const auto& l : run.plan) {
     if (l.grid == 0 || l.block == 0)
       throw Error(std::string(impl.name) + ": launch of " + l.kernel + " with grid " + std::to_string(l.grid) +
                   " x block " + std::to_string(l.block) + " (resolve the policy first)");
     scratch_bytes = std::max(scratch_bytes, l.scratch_bytes);
+    if (l.zeroed_scratch) zeroed_bytes = std::max(zeroed_bytes, l.scratch_bytes);
   }
-  device_->scratch(scratch_bytes);  // grown here, never inside a timed region
+  void* scratch = device_->scratch(scratch_bytes);  // grown here, never inside a timed region
+  if (zeroed_bytes) HS_CUDA(cudaMemsetAsync(scratch, 0, zeroed_bytes, stream()));
   return run;
 }
 

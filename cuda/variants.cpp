@@ -194,41 +194,47 @@ std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t)
 // ---- lane_shared (cuda/fast_kernels.cuh) ---------------------------------
 
 constexpr std::uint64_t kLaneColumnsBytes = HS_LANE_SHARED_WORDS * 4;
+constexpr std::uint64_t kMaxLaneSharedBytes = 1ull << HS_ARRIVAL_SHIFT;
 // Blocks an SM by the bytes each SM counts: each block has a fixed cost
-// (zeroing, its row), so small inputs want few. The H200 grid sweep
-// (data/explorations/20261129T1326Z_grid; 1, 1.5, 2, 3 and 4 blocks an SM)
-// was fastest with 1 at 16 MiB (127 KiB an SM), 2 at 67,109,475 bytes
-// (508 KiB), 2 and 3 alike at 256 MiB (2 MiB) and 3 at 1 GiB (8 MiB); the
-// switch points sit between those sizes, at their geometric means.
+// (zeroing, its sums), so small inputs want one. With the one-launch merge
+// and 4 loads a lane, one block an SM was fastest up to 16 MiB (127 KiB an
+// SM), two from the lesson's 67,109,475 bytes (508 KiB) to 4 GiB, where its
+// registers leave room for no third (data/explorations/20261201T1357Z_one_launch, rounds
+// 3-4); the switch sits between 16 MiB and the lesson's size, as before
+// (20261129T1326Z_grid).
 constexpr std::uint64_t kOneBlockBelowPerSm = 256 << 10;
-constexpr std::uint64_t kTwoBlocksBelowPerSm = 1 << 20;
-constexpr std::uint64_t kLaneSharedBlocksPerSm = 3;
+constexpr std::uint64_t kLaneSharedBlocksPerSm = 2;
+
+std::string lane_shared_kernel(int bits) { return "hs_lane_shared<" + counter_type(bits) + ">"; }
 
 // lane_shared's default grid: one wave of as many blocks an SM as n calls
 // for (kOneBlockBelowPerSm, ...) and the SM holds (the occupancy API).
-int lane_shared_grid(std::uint64_t n, int block, const LaunchTarget& target) {
+int lane_shared_grid(std::uint64_t n, int block, int counter_bits, const LaunchTarget& target) {
   const std::uint64_t sms = std::uint64_t(std::max(1, target.limits.sm_count));
-  const std::uint64_t per_sm = n / sms;
-  const std::uint64_t wanted = per_sm < kOneBlockBelowPerSm    ? 1
-                               : per_sm < kTwoBlocksBelowPerSm ? 2
-                                                               : kLaneSharedBlocksPerSm;
-  const int fits = target.blocks_per_sm("hs_lane_shared", block, kLaneColumnsBytes);
+  const std::uint64_t wanted = n / sms < kOneBlockBelowPerSm ? 1 : kLaneSharedBlocksPerSm;
+  const int fits = target.blocks_per_sm(lane_shared_kernel(counter_bits), block, kLaneColumnsBytes);
   return int(sms * std::min<std::uint64_t>(wanted, std::uint64_t(std::max(1, fits))));
 }
 
 LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int runs, const LaunchTarget& target) {
   const DeviceLimits& limits = target.limits;
+  if (n >= kMaxLaneSharedBytes)
+    throw UsageError("lane_shared: " + with_commas(n) + " bytes is not below 2^" + std::to_string(HS_ARRIVAL_SHIFT) +
+                     " (its merge keeps a bin's sum in " + std::to_string(HS_ARRIVAL_SHIFT) + " bits)");
   if (requested.block == 0) requested.block = std::min(HS_LANE_SHARED_BLOCK, limits.max_threads_per_block);
   if (requested.block % int(kWarpSize) != 0 || requested.block > HS_LANE_SHARED_MAX_BLOCK)
     throw UsageError("lane_shared: block size " + std::to_string(requested.block) +
                      " is not a multiple of 32 up to " + std::to_string(HS_LANE_SHARED_MAX_BLOCK) +
                      " (whole warps for its warp sums; registers allow no more)");
-  if (requested.grid == 0) requested.grid = lane_shared_grid(n, requested.block, target);
+  const int counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
+  if (requested.grid == 0) requested.grid = lane_shared_grid(n, requested.block, counter_bits, target);
   LaunchPolicy p = launch_shape(requested, limits, "lane_shared");
   if (p.grid > HS_LANE_SHARED_MAX_GRID)
     throw UsageError("lane_shared: grid " + std::to_string(p.grid) + " is over " +
-                     std::to_string(HS_LANE_SHARED_MAX_GRID) + " (its blocks' rows take 1 KiB each; 0: by the input's size)");
-  p.counter_bits = counter_bits_for(requested, n, runs, "lane_shared");
+                     std::to_string(HS_LANE_SHARED_MAX_GRID) +
+                     " (its merge counts a bin's arrivals in " + std::to_string(64 - HS_ARRIVAL_SHIFT) +
+                     " bits; 0: by the input's size)");
+  p.counter_bits = counter_bits;
   p.shared_bytes = kLaneColumnsBytes;  // dynamic
   check_shared(p, limits, "lane_shared");
   // The block's 32-bit columns hold what its warps count in one launch: a
@@ -241,16 +247,13 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
   return p;
 }
 
-// lane_shared's blocks store rows and hs_fold_rows adds up to
-// HS_FOLD_ROWS_PER_BLOCK rows a block into the bins.
-std::uint64_t fold_blocks(std::uint64_t rows) { return (rows + HS_FOLD_ROWS_PER_BLOCK - 1) / HS_FOLD_ROWS_PER_BLOCK; }
-
-// Each block stores its row in the scratch; the fold adds every row into the bins.
+// One launch; its spread entries live in the scratch, zeroed once by the
+// executor and left zero by every launch.
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
-  const std::size_t rows_bytes = std::size_t(p.grid) * kBins * 4;
-  return {{"hs_lane_shared", unsigned(p.grid), unsigned(p.block), std::size_t(p.shared_bytes), 0, rows_bytes},
-          {"hs_fold_rows<" + counter_type(p.counter_bits) + ">", unsigned(fold_blocks(std::uint64_t(p.grid))),
-           HS_FOLD_BLOCK, 0, unsigned(p.grid), rows_bytes}};
+  KernelLaunch count{lane_shared_kernel(p.counter_bits), unsigned(p.grid), unsigned(p.block),
+                     std::size_t(p.shared_bytes), 0, HS_SPREAD_BYTES};
+  count.zeroed_scratch = true;
+  return {count};
 }
 
 // ---- cub ----------------------------------------------------------------
@@ -275,12 +278,14 @@ std::vector<KernelLaunch> plan_library(const LaunchPolicy&, std::uint64_t) { ret
 std::optional<std::uint64_t> one_add_per_block(const LaunchPolicy& p, std::uint64_t) { return std::uint64_t(p.grid); }
 
 // Global atomics: every block merges all 256 bins once, whatever the
-// passes or copies; lane_shared's fold blocks do, not its counting blocks.
+// passes or copies.
 std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uint64_t) {
   return std::uint64_t(p.grid) * kBins;
 }
-std::optional<std::uint64_t> one_merge_per_fold_block(const LaunchPolicy& p, std::uint64_t) {
-  return fold_blocks(std::uint64_t(p.grid)) * kBins;
+// lane_shared: every block adds its 256 sums into the spread entries, and
+// one atomicAdd a bin moves each total into the bins.
+std::optional<std::uint64_t> one_merge_per_block_and_one_move(const LaunchPolicy& p, std::uint64_t) {
+  return (std::uint64_t(p.grid) + 1) * kBins;
 }
 
 const Variant kSumBytes{resolve_sum_bytes, plan_sum_bytes};
@@ -319,9 +324,9 @@ const std::vector<Implementation>& implementations() {
        .roles = {"contender"}, .takes_passes = true, .bytes_read = reads_input_per_pass,
        .global_atomics = one_merge_per_block, .gpu = &kPartitioned},
       {.name = "lane_shared", .backend = Backend::cuda, .family = "cuda/fast_kernels.cuh",
-       .idea = "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics "
-               "at full occupancy; blocks store their sums, a second kernel folds them",
-       .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_fold_block,
+       .idea = "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics; "
+               "one launch, each bin's total moved by the block that adds to it last",
+       .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_block_and_one_move,
        .gpu = &kLaneShared},
       {.name = "cub", .backend = Backend::cuda, .family = "cuda/cub_histogram.cu",
        .idea = "cub::DeviceHistogram::HistogramEven: the library peer", .roles = {"peer"},

@@ -43,10 +43,14 @@ struct KernelLaunch {
   std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
-  unsigned slice = 0;        // the kernel's fourth argument (a pass's first bin, a fold's row count)
+  unsigned slice = 0;        // the kernel's fourth argument (a pass's first bin)
   // GPU memory every launch of the run gets as its fifth argument
-  // (a counting kernel's rows for its fold); no launch may expect what it holds.
+  // (lane_shared's spread entries); no launch may expect what it holds
+  // unless it says zeroed_scratch.
   std::size_t scratch_bytes = 0;
+  // The launch expects the scratch's first scratch_bytes zero and leaves
+  // them zero; prepare() zeroes them once, outside any timed region.
+  bool zeroed_scratch = false;
 };
 
 struct Variant {

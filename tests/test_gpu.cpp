@@ -21,6 +21,7 @@
 
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "cuda/check.hpp"
+#include "cuda/fast_constants.cuh"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
@@ -212,7 +213,7 @@ TEST_CASE("lane_shared equals the reference on every input, size, grid and block
       const hs::Bins want = reference_of(data);
       gpu().load(data);
       for (int block : {0, 32, 96, 256, 512})
-        for (int grid : {0, 1, 7, 33, 70})  // 33, 70: fold blocks of 17 and 16, of 24 and 23 rows
+        for (int grid : {0, 1, 7, 33, 70})
           for (int runs : {1, INT_MAX}) check_kernel({"lane_shared"}, grid, block, runs, n, want, input);
     }
   for (const std::string input : {"uniform", "lesson_english", "one_byte"}) {
@@ -234,23 +235,26 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   p.grid = 1;  // one block would count 2^32 bytes into 32-bit counters
   CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << 32, 1), hs::UsageError);
   CHECK_NOTHROW(gpu().resolve(lane_shared, p, 1ull << 30, 1));
-  p.grid = (1 << 18) + 1;  // more than 256 MiB of rows
+  p.grid = HS_LANE_SHARED_MAX_GRID + 1;  // more arrivals than a spread entry counts
   CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << 30, 1), hs::UsageError);
+  p = defaults();
+  CHECK_THROWS_AS(gpu().resolve(lane_shared, p, 1ull << HS_ARRIVAL_SHIFT, 1), hs::UsageError);
 
   // Its plan on buffers at every offset from 16-byte alignment (the
-  // executor's are aligned), with a scratch full of garbage: rows are
-  // written before they are read.
+  // executor's are aligned), launch after launch on one scratch zeroed
+  // once: every launch must leave its spread entries zero for the next.
   const auto data = hs::make_input(hs::parse_input("prose"), 70000);
   const auto policy = gpu().resolve(lane_shared, defaults(), 70000, 1);
   const auto plan = lane_shared.gpu->plan(policy, 70000);
-  REQUIRE(plan.size() == 2);
-  const std::size_t scratch_bytes = std::max(plan[0].scratch_bytes, plan[1].scratch_bytes);
-  CHECK(scratch_bytes == std::size_t(policy.grid) * 256 * sizeof(unsigned));
+  REQUIRE(plan.size() == 1);
+  CHECK(plan[0].zeroed_scratch);
+  const std::size_t scratch_bytes = plan[0].scratch_bytes;
+  CHECK(scratch_bytes == HS_SPREAD_BYTES);
   void *raw = nullptr, *bins = nullptr, *scratch = nullptr;
   HS_CUDA(cudaMalloc(&raw, data.size()));
   HS_CUDA(cudaMalloc(&bins, 256 * sizeof(unsigned)));
   HS_CUDA(cudaMalloc(&scratch, scratch_bytes));
-  HS_CUDA(cudaMemset(scratch, 0xa5, scratch_bytes));
+  HS_CUDA(cudaMemset(scratch, 0, scratch_bytes));
   HS_CUDA(cudaMemcpy(raw, data.data(), data.size(), cudaMemcpyHostToDevice));
   for (std::size_t offset = 0; offset < 20; offset += 3)
     for (std::uint64_t n : {0ull, 5ull, 17ull, 4099ull, 69000ull}) {
