@@ -250,3 +250,90 @@ def perf_figure(model, width):
     fig.subplots_adjust(bottom=0.25 if width == COLUMN else 0.2)
     legend_below(fig, ax, width, (2, 3))
     return fig
+
+
+# ---- the size sweep: time and percent of the floor against size, with the theoretical bandwidth ----
+
+SIZE_ROLES = ("floor", "subject", "peer")
+SIZE_UNITS = (("G", 30), ("M", 20))
+
+
+def size_tick(size):
+    """'4G', '256M': the size in the largest binary unit it reaches, rounded (64 MiB + 611 bytes: '64M')."""
+    unit, shift = next(((u, s) for u, s in SIZE_UNITS if size >= 1 << s), ("", 0))
+    return f"{size / (1 << shift):,.0f}{unit}"
+
+
+def _size_axis(ax, sizes):
+    ax.set_xscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: size_tick(v)))
+    ax.grid(which="major", alpha=0.3, linewidth=0.5)
+
+
+def _theoretical(model, input, field):
+    """[(size, the point's `field`)] where the theoretical bandwidth gives one."""
+    points = [model.points[(input, size)] for size in model.sizes if (input, size) in model.points]
+    return [(p.size, getattr(p, field)) for p in points if getattr(p, field)]
+
+
+def _time_panel(ax, model, input):
+    for role in SIZE_ROLES:
+        found, impl = model.series(input, role), model.names[role]
+        xs = [size for size, _ in found]
+        ax.fill_between(xs, [t.p10_us for _, t in found], [t.p90_us for _, t in found], color=color(impl),
+                        alpha=0.25, linewidth=0)
+        ax.plot(xs, [t.median_us for _, t in found], "-", marker="o", color=color(impl), label=impl)
+    limit = _theoretical(model, input, "theoretical_us")
+    if limit:
+        ax.plot(*zip(*limit), "--", color="black", linewidth=0.8,
+                label=f"the theoretical memory bandwidth ({model.theoretical_gbps:,.0f} GB/s)")
+    ax.set_yscale("log")
+    log_ticks(ax.yaxis, subs=(1,))
+
+
+def _pct_panel(ax, model, input):
+    for role in ("subject", "peer"):
+        found = model.series(input, role)
+        ax.plot([s for s, _ in found], [t.pct_of_floor for _, t in found], "-", marker="o",
+                color=color(model.names[role]))
+    floor = model.names["floor"]
+    ax.axhline(100, color=color(floor), linewidth=0.8)
+    limit = _theoretical(model, input, "floor_pct_of_theoretical")
+    if limit:
+        ax.plot(*zip(*limit), ":", marker="s", markerfacecolor="white", color=color(floor), linewidth=0.9,
+                label=f"{floor}'s own GB/s, as % of the theoretical bandwidth")
+    ax.set_ylim(0, 110)
+
+
+def sizes_figure(model, width):
+    """Per input a time panel (log-log) and a percent-of-floor panel (log x): an input a row at one column, an input
+    a column at full width."""
+    n, column = len(model.inputs), width == COLUMN
+    shape = (n, 2) if column else (2, n)
+    fig, axes = new_figure(width, 1.6 * n + 0.7 if column else 4.0, left=0.17 if column else 0.08,
+                           nrows=shape[0], ncols=shape[1], squeeze=False)
+    panels = [(axes[i, 0], axes[i, 1]) if column else (axes[0, i], axes[1, i]) for i in range(n)]
+    for k, (input, (time_ax, pct_ax)) in enumerate(zip(model.inputs, panels)):
+        _time_panel(time_ax, model, input)
+        _pct_panel(pct_ax, model, input)
+        for ax in (time_ax, pct_ax) if column else (time_ax,):
+            ax.set_title(input, loc="left")
+        for ax in (time_ax, pct_ax):
+            _size_axis(ax, model.sizes)
+            ax.tick_params(axis="x", labelrotation=90 if column else 0)
+        if column or k == 0:
+            time_ax.set_ylabel("median per run, us (log)")
+            pct_ax.set_ylabel(f"% of {model.names['floor']}'s GB/s")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("input size (log)")
+    time_handles, time_labels = panels[0][0].get_legend_handles_labels()
+    pct_handles, pct_labels = panels[0][1].get_legend_handles_labels()
+    fig.legend(time_handles + pct_handles, time_labels + pct_labels, loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=1 if column else 3, handlelength=2.2, columnspacing=1.2)
+    fig.suptitle("Time and percent of the read floor against the input's size",
+                 fontsize=plt.rcParams["axes.titlesize"])
+    fig.subplots_adjust(hspace=0.6 if column else 0.35, wspace=0.45 if column else 0.25,
+                        top=0.91 if column else 0.9, bottom=0.11 if column else 0.12)
+    return fig

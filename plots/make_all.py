@@ -82,7 +82,8 @@ def figure_models(m):
     found = {"lesson": (figures.lesson_figure, m.lesson_bars),
              "placement": (figures.placement_figure, m.placement_lines),
              "versions": (figures.versions_figure, m.version_figure), "history": (history.history_figure, m.history),
-             "sweep": (figures.sweep_figure, m.sweep_lines), "perf": (figures.perf_figure, m.perf_bars)}
+             "sweep": (figures.sweep_figure, m.sweep_lines), "perf": (figures.perf_figure, m.perf_bars),
+             "sizes": (figures.sizes_figure, m.sizes)}
     return {name: (draw, model) for name, (draw, model) in found.items() if model}
 
 

@@ -2,13 +2,13 @@
 
 The pipeline is select -> models -> renderers: plots/selection.py decides which runs feed which report,
 build() here computes from them everything the reports show (the lesson views, the placement series, the version
-comparisons, the release history, the sweep curves, the performance views, the claims audit, the figures' data),
-and the renderers (plots/appendix.py, plots/reports.py, the tables of each model module, plots/figures.py) take
-these models and compute nothing of their own. Kernels are found by role (plots/results.py).
+comparisons, the release history, the sweep curves, the performance views, the size sweep, the claims audit, the
+figures' data), and the renderers (plots/appendix.py, plots/reports.py, the tables of each model module,
+plots/figures.py) take these models and compute nothing of their own. Kernels are found by role (plots/results.py).
 """
 from dataclasses import dataclass
 
-from plots import claims, codegen, history, hotcold, lesson, perf, placement, stats, sweep, versions
+from plots import claims, codegen, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.environment import gpu_name
 from plots.results import cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles
@@ -206,6 +206,12 @@ def perf_bars(view):
     return PerfBars(view.inputs, view.impls, pcts, targets, ceilings, view.floor, fmt.size_words(view.size))
 
 
+def lesson_size(t4):
+    """The lesson's input size in bytes, as its published table records it, or None."""
+    size = t4.get("input_bytes")
+    return int(size) if size else None
+
+
 # ---- the codegen audit ----
 
 def t4_steps(audit, ptx):
@@ -240,6 +246,7 @@ class Models:
     perf: object            # perf.PerfView, or None
     perf_bars: object       # PerfBars, or None
     small: object           # perf.Small: the subject at the lesson's size, or None
+    sizes: object           # sizes.SizesModel of the sizes run (also the size sweep's figure), or None
     cpus: list              # [perf.CpuView] of the CPU runs with the CPU's subject
     claims: object          # claims.Audit
     t4_steps: list          # t4_steps
@@ -278,5 +285,6 @@ def build(study):
         sweep=sweeps[sel.sweep.path] if sel.sweep else None, cpu_sweeps=[sweeps[run.path] for run in sel.cpu_runs],
         sweep_lines=sweep_lines(study, published, sweeps),
         perf=view, perf_bars=perf_bars(view) if view else None, small=perf.small_model(sel.lesson),
+        sizes=sizes.model(sel.sizes, lesson_size(t4)) if sel.sizes else None,
         cpus=[perf.CpuView(run) for run in sel.subject_cpu_runs],
         claims=claims.audit(study.all_runs(), published), t4_steps=t4_steps(study.audit, study.ptx))

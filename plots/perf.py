@@ -56,6 +56,16 @@ def required_pct(input):
     return None
 
 
+def pct_of_floor(row, floor_gbps):
+    """A row's percent of its read floor's GB/s (same input and size, same run): as the run records it, else from
+    the floor's GB/s; None without the row, or without either figure."""
+    if row is None:
+        return None
+    if row["pct_of_floor"] is not None:
+        return row["pct_of_floor"]
+    return 100 * row["gbps"] / floor_gbps if floor_gbps else None
+
+
 # ---- the GPU perf run --------------------------------------------------------
 
 class PerfView:
@@ -84,12 +94,7 @@ class PerfView:
 
     def pct(self, impl, input):
         """Percent of the read floor on the same input in the same run."""
-        row, floor = self.row(impl, input), self.gbps(self.floor, input)
-        if row is None:
-            return None
-        if row["pct_of_floor"] is not None:
-            return row["pct_of_floor"]
-        return 100 * row["gbps"] / floor if floor else None
+        return pct_of_floor(self.row(impl, input), self.gbps(self.floor, input))
 
     def ratio(self, impl, other, input):
         a, b = self.gbps(impl, input), self.gbps(other, input)
@@ -106,19 +111,30 @@ class PerfView:
         return [r for r in self.hardware().get("shared_rates", []) if r.get("ceiling_gbps")]
 
 
+GAP_UNIT = "us"   # a gap to the floor in microseconds: the one unit whose target is a most, not a least
+
+
 @dataclass(frozen=True)
 class Check:
     requirement: str    # as the study words it
     input: str
-    measured: object    # percent of floor, or a ratio; None when absent
+    measured: object    # percent of floor, a ratio, or a gap in microseconds; None when absent
     required: float
-    unit: str           # "pct" or "ratio"
+    unit: str           # "pct", "ratio" or GAP_UNIT
+    size: int = None    # the input's size, where the checks span sizes (plots/sizes.py)
+
+    @property
+    def margin(self):
+        """How far the measured figure lies on the met side of the target (negative: not met), or None."""
+        if self.measured is None:
+            return None
+        return self.required - self.measured if self.unit == GAP_UNIT else self.measured - self.required
 
     @property
     def verdict(self):
         if self.measured is None:
             return NOT_HERE
-        return MET if self.measured >= self.required else NOT_MET
+        return MET if self.margin >= 0 else NOT_MET
 
 
 def threshold_checks(view):
@@ -142,12 +158,19 @@ def overall(checks):
     return MET if all(v == MET for v in verdicts) else NOT_MET
 
 
+def worst(checks):
+    """The measured check with the smallest margin (the furthest from met), or None."""
+    return min((c for c in checks if c.measured is not None), key=lambda c: c.margin, default=None)
+
+
 def show(check):
+    if check.unit == GAP_UNIT:
+        return fmt.MISSING if check.measured is None else f"{check.measured:.2f} us"
     return fmt.pct(check.measured) if check.unit == "pct" else fmt.ratio(check.measured, 2)
 
 
-def _required(check):
-    return f"{check.required:g}%" if check.unit == "pct" else f"{check.required:g}x"
+def required_words(check):
+    return {"pct": f"{check.required:g}%", GAP_UNIT: f"{check.required:g} us"}.get(check.unit, f"{check.required:g}x")
 
 
 def _cell(view, impl, input, digits=0):
@@ -170,7 +193,7 @@ def gpu_table(view):
 
 def threshold_table(view):
     checks = view.checks
-    rows = [[c.requirement, c.input, show(c), _required(c), c.verdict] for c in checks]
+    rows = [[c.requirement, c.input, show(c), required_words(c), c.verdict] for c in checks]
     notes = [f"The targets: {view.subject} against the read floor measured in the same run: >= {HIGH_PCT:g}% on "
              f"{', '.join(HIGH_INPUTS)} and distinct_k for k <= {HIGH_MAX_K}; >= {LOW_PCT:g}% on "
              f"{', '.join(LOW_INPUTS)} and distinct_k for k >= {LOW_MIN_K}; >= {CUB_RATIO:g}x {view.peer} on "

@@ -4,7 +4,7 @@ A renderer: each report is a list of blocks (plots/document.py) written from the
 which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
 the selection's words.
 """
-from plots import claims, history, hotcold, lesson, perf, placement, stats, sweep, versions
+from plots import claims, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import commit_line, flatten, show, summary
@@ -320,7 +320,66 @@ def performance_report(m):
                        "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
-                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))))
+                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))), sizes_section(m))
+
+
+def _target_words(checks, peer):
+    """'within 1.5 us of read_floor, 21 cases: **not met** (3 met; furthest from it: 8.64 us on uniform at 4 GiB);
+    ...': each requirement's verdict over its checks, with the check furthest from its target."""
+    parts = []
+    for requirement in dict.fromkeys(c.requirement for c in checks):
+        group = [c for c in checks if c.requirement == requirement]
+        worst = perf.worst(group)
+        where = (f"furthest from it: {perf.show(worst)} on {worst.input} at {fmt.size_words(worst.size)}" if worst
+                 else NOT_HERE)
+        met = sum(c.verdict == perf.MET for c in group)
+        parts.append(f"{requirement.replace(peer, f'`{peer}`')}, {len(group)} cases: **{perf.overall(group)}** "
+                     f"({met} met; {where})")
+    return "; ".join(parts)
+
+
+def _at(z, size, role, field="pct_of_floor"):
+    """A field of `role`'s Timing at `size`, input by input, where measured."""
+    return [getattr(p.timing(role), field) for p in z.at(size) if p.timing(role)]
+
+
+def sizes_prose(z):
+    f, s, b = z.names["floor"], z.names["subject"], z.names["peer"]
+    small, large = z.sizes[0], z.sizes[-1]
+    ends = lambda role: (f"{value_range(_at(z, small, role), 1, '%')} at {fmt.size_words(small)} and "  # noqa: E731
+                         f"{value_range(_at(z, large, role), 1, '%')} at {fmt.size_words(large)}")
+    gaps = [gap for size in z.sizes for gap in _at(z, size, "subject", "gap_us")]
+    text = (f"The `{sizes.EXPERIMENT}` experiment (`{z.run.path}`, {z.toolchain}; {z.conditions}) times `{s}` and "
+            f"`{b}` beside `{f}` at {len(z.sizes)} sizes from {fmt.size_words(small)} to {fmt.size_words(large)} on "
+            f"{', '.join(z.inputs)}. `{s}` reaches {ends('subject')} of the floor's GB/s, its median "
+            f"{value_range(gaps, 2, ' us')} above the floor's over every size and input; `{b}` reaches "
+            f"{ends('peer')}. ")
+    if z.theoretical_gbps:
+        theoretical = lambda size: value_range([p.floor_pct_of_theoretical for p in z.at(size)], 1, "%")  # noqa
+        text += (f"The floor itself moves {theoretical(small)} of the GPU's theoretical memory bandwidth "
+                 f"({fmt.number(z.theoretical_gbps, 0)} GB/s, from the memory clock and bus width the run records) "
+                 f"at {fmt.size_words(small)} and {theoretical(large)} at {fmt.size_words(large)}: at small sizes, "
+                 "100% of the floor is far from the physical limit. ")
+    else:
+        text += f"The run records no theoretical memory bandwidth: the physical limit is {NOT_HERE}. "
+    return text + (f"The study's targets for the sweep (docs/study-spec.md section 5), checked on these figures: "
+                   f"{_target_words(z.checks, b)}. All targets: **{perf.overall(z.checks)}** on this run.")
+
+
+def sizes_section(m):
+    z = m.sizes
+    blocks = [Heading("The GPU at every size", 2)]
+    if z is None:
+        return blocks + [Para(f"The size sweep: {m.missing('sizes')}")]
+    return blocks + [
+        Para(sizes_prose(z)),
+        FigureBlock("sizes", 2, f"Per input, the median time per run of `{z.names['floor']}`, `{z.names['subject']}` "
+                                f"and `{z.names['peer']}` against the input's size (log-log; shaded: p10..p90; "
+                                "dashed: the bytes read at the GPU's theoretical memory bandwidth), and each "
+                                "kernel's GB/s as a percent of the floor's at the same size (log x; dotted: the "
+                                "floor's own GB/s as a percent of the theoretical bandwidth). Sizes: M MiB, G GiB.",
+                    f"`{z.run.path}`"),
+        TableBlock(sizes.sweep_table(z)), TableBlock(sizes.target_table(z))]
 
 
 # ---- claims in full ----

@@ -17,8 +17,10 @@ name a run that does not fit):
   placement   GPU placement rows: where the bins lie
   hot, cold   GPU rows sampled hot; GPU rows sampled cold holding some of the hot run's cases
   perf        GPU perf rows: performance at 1 GiB
+  sizes       GPU sizes rows: the subject and the peer beside the read floor from 1 MiB to 4 GiB
   blocks      GPU blocks rows: the block-size claim
   cpu         CPU rows, one run per CPU: the CPU performance report
+  history     three or more NVRTC releases' modules: the release history
 
 Every GPU run must carry the study's controls (results.is_controlled), and no
 run may be incomplete (stopped on an error after measuring): such a run never
@@ -86,6 +88,7 @@ ROLES = {
     "hot": ("GPU rows sampled hot", lambda r: cache_mode(r) == "hot"),
     "cold": ("GPU rows sampled cold", lambda r: cache_mode(r) == "cold"),
     "perf": ("GPU perf rows", lambda r: r.has_gpu_rows("perf")),
+    "sizes": ("GPU sizes rows", lambda r: r.has_gpu_rows("sizes")),
     "blocks": ("GPU blocks rows", lambda r: r.has_gpu_rows("blocks")),
     "cpu": ("CPU rows", has_cpu_rows),
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
@@ -115,6 +118,7 @@ class Selection:
     hot = property(lambda self: self.first("hot"))
     cold = property(lambda self: self.first("cold"))
     perf = property(lambda self: self.first("perf"))
+    sizes = property(lambda self: self.first("sizes"))
     history = property(lambda self: self.first("history"))
     versions = property(lambda self: self.roles.get("versions", []))
     cpu_runs = property(lambda self: self.roles.get("cpu", []))

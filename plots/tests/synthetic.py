@@ -51,9 +51,9 @@ def _input_stats(input, cpu_rows):
     raise KeyError(input)
 
 
-def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, median=None):
+def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, median=None, samples=None):
     median = median or _median_ms(impl, input, passes, toolchain.removesuffix(CONTROL))
-    samples = [round(float(median * f), 6) for f in rng.normal(1.0, 0.01, 20)]
+    samples = samples or [round(float(median * f), 6) for f in rng.normal(1.0, 0.01, 20)]
     pol = _policy(impl, passes, block)
     atomics = {"global": size, "cub": None, "sum_bytes": 0, "read_floor": 0}.get(impl, GRID * BINS)
     bytes_read = size * passes
@@ -178,6 +178,37 @@ def cache_run(cpu_doc, cache, seed=3):
         hot = 0.8 if cache == "hot" and size <= GPU["l2_cache_bytes"] else 1.0
         rows.append(add_controls(_row("custom", "per_block", TOOLCHAINS[0], "uniform", size, 1, BLOCK, stats, rng,
                                       0.1 * size / CACHE_SIZES[-1] * hot), TOOLCHAINS[:1], cache=cache))
+    doc["rows"] = rows
+    return doc
+
+
+SIZES_SPREAD = (0.98, 0.99, 1.0, 1.01, 1.02)   # each sizes row's samples over its median
+
+
+def sizes_run(cpu_doc, medians_us, theoretical_gbps=4000.0, names=None):
+    """A controlled run of the sizes experiment: {(role, input, size): median in microseconds} for the roles floor,
+    subject and peer, each row's samples its median times SIZES_SPREAD and its roles recorded (as the C++ writes
+    them). names {role: implementation}: the implementations (default: the registry's read_floor, lane_shared and
+    cub). theoretical_gbps: the GPU record's theoretical bandwidth (None: not recorded)."""
+    names = names or {"floor": "read_floor", "subject": "lane_shared", "peer": "cub"}
+    doc = _with_executors(cpu_doc, TOOLCHAINS[:1])
+    gpu = doc["environment"]["executors"][-1]["describe"]["gpu"]
+    gpu.pop("theoretical_bandwidth_gbps", None)
+    if theoretical_gbps:
+        gpu["theoretical_bandwidth_gbps"] = theoretical_gbps
+    cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
+    rng = np.random.default_rng(4)
+    rows = []
+    for (role, input, size), us in medians_us.items():
+        ms = us / 1000
+        row = _row("sizes", names[role], TOOLCHAINS[0], input, size, 1, BLOCK, _input_stats(input, cpu_rows), rng,
+                   ms, [ms * f for f in SIZES_SPREAD])
+        row.update(floor_impl=names["floor"], roles=[role])
+        rows.append(add_controls(row, TOOLCHAINS[:1]))
+    for row in rows:   # the floor of the same input and size
+        floor = next((f for f in rows if f["impl"] == row["floor_impl"] and (f["input"], f["size"]) ==
+                      (row["input"], row["size"])), None)
+        row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"] if floor else None
     doc["rows"] = rows
     return doc
 

@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 from plots import (appendix, claims, document, figures, history, hotcold, lesson, make_all, models, perf, placement,
-                   reports, sweep, versions)
+                   reports, sizes, sweep, versions)
 from plots.results import registry, roles
 from plots.tests import fixtures, synthetic
 
@@ -41,7 +41,7 @@ def png_inches(path):
 # The models the pipeline computes once per paper (plots/models.py): counted while the paper is made.
 COUNTED = ((claims, "audit"), (placement, "model"), (hotcold, "model"), (history, "model"), (perf, "PerfView"),
            (perf, "CpuView"), (perf, "small_races"), (versions, "pair_model"), (lesson, "views"),
-           (sweep, "our_series"))
+           (sweep, "our_series"), (sizes, "model"))
 
 
 class Regenerates(unittest.TestCase):
