@@ -229,16 +229,12 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
   const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
-  for (auto* e : ex.all())
-    if (e->supports(impl)) {
-      const hs::Bins bins = hs::count_stream(path, impl, *e, threads);
-      std::string out;
-      for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
-      std::cout << out;
-      check_stdout();
-      return 0;
-    }
-  throw hs::Unavailable("implementation '" + impl_name + "' cannot run here (" + ex.gpu_absent + ")");
+  const hs::Bins bins = hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
+  std::string out;
+  for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
+  std::cout << out;
+  check_stdout();
+  return 0;
 }
 
 void list_command() {
@@ -388,8 +384,14 @@ int main(int argc, char** argv) {
   std::string count_device;
   auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
   count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
-  count->add_option("--impl", count_impl, "implementation (default: the CPU's privatized one)")->capture_default_str();
-  count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count->add_option("--impl", count_impl,
+                    "implementation (default: the CPU's privatized one); a GPU one (lane_shared, cub, ...) counts " +
+                        std::to_string(hs::kGpuChunk >> 20) + " MiB chunks on the GPU while the next are read into "
+                        "pinned memory")
+      ->capture_default_str();
+  count->add_option("-t,--threads", count_threads,
+                    "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp);
 
   hs::CountBenchRequest bench;

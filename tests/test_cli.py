@@ -105,6 +105,55 @@ class Count(unittest.TestCase):
         self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="CPU implementations that count")
         self.expect_error("count-bench", path, "--rounds", "0", code=2, says="rounds")
 
+    def test_gpu_implementations_without_a_gpu_are_one_line(self):
+        if "[cannot run here]" not in run("list").stdout.decode():
+            self.skipTest("a GPU is here: GpuCount counts with it")
+        path = self.file_with(b"abc" * 1000)
+        for impl in ("lane_shared", "per_block", "cub"):
+            self.expect_error("count", "--impl", impl, path, code=1, says=f"implementation '{impl}' cannot run here")
+
+
+class GpuCount(unittest.TestCase):
+    """`count --impl <GPU implementation>` streams a file through pinned chunks; it must equal the reference."""
+
+    CHUNK = 16 << 20  # count's GPU chunk (study/count.hpp, kGpuChunk)
+
+    def setUp(self):
+        if "[cannot run here]" in run("list").stdout.decode():
+            self.skipTest("no usable GPU here")
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def file_with(self, data: bytes) -> str:
+        path = os.path.join(self.dir.name, f"g{len(data)}")
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def count(self, *args, stdin=None) -> str:
+        out = run("count", *args, stdin=stdin)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout.decode()
+
+    def test_files_of_every_size_around_the_chunk_equal_the_reference(self):
+        for n in (2 * self.CHUNK + 4099, 100_003, 1, 0):
+            data = os.urandom(n)
+            path = self.file_with(data)
+            want = self.count("--impl", "reference", path)
+            self.assertEqual(want, independent_count(data))
+            for impl in ("lane_shared", "per_block", "cub"):
+                with self.subTest(bytes=n, impl=impl):
+                    self.assertEqual(self.count("--impl", impl, path), want)
+            self.assertEqual(self.count("--impl", "lane_shared", "--threads", "3", path), want)
+
+    def test_standard_input(self):
+        data = b"\x07" * (self.CHUNK + 5) + bytes(range(256)) * 611
+        for impl in ("lane_shared", "cub"):
+            with self.subTest(impl=impl):
+                self.assertEqual(self.count("--impl", impl, stdin=data), independent_count(data))
+
 
 class Generate(unittest.TestCase):
     def test_bytes_match_the_documented_generators(self):
