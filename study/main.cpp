@@ -3,7 +3,7 @@
 //
 //   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
-//   histostudy count-bench FILE   count against read-and-discard of a page-cached file
+//   histostudy count-bench FILE   count against its floor on a page-cached file (reading it; GPU: pinned copies)
 //   histostudy generate INPUT     a study input's exact bytes
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
@@ -395,10 +395,19 @@ int main(int argc, char** argv) {
   count->add_option("--device", count_device, kDeviceHelp);
 
   hs::CountBenchRequest bench;
-  auto* count_bench = app.add_subcommand("count-bench", "Time count against reading and discarding a page-cached file");
+  std::string bench_chunk;
+  auto* count_bench = app.add_subcommand(
+      "count-bench", "Time count on a page-cached file against its floor: reading the file and discarding it (CPU "
+                     "implementations) or copying as many bytes to the GPU from pinned memory (GPU ones)");
   count_bench->add_option("FILE", bench.path, "a regular file")->required();
-  count_bench->add_option("--impl", bench.impl, "CPU implementation")->capture_default_str();
-  count_bench->add_option("-t,--threads", bench.threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count_bench->add_option("--impl", bench.impl, "implementation that counts, CPU or GPU")->capture_default_str();
+  count_bench->add_option("-t,--threads", bench.threads,
+                          "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count_bench->add_option("--chunk", bench_chunk,
+                          "GPU implementations: bytes per chunk, whole MiB up to 1GiB (default count's, " +
+                              std::to_string(hs::kGpuChunk >> 20) + "MiB)");
+  count_bench->add_option("--device", bench.device, kDeviceHelp);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the four entries")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
@@ -440,6 +449,7 @@ int main(int argc, char** argv) {
     check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*count_bench) {
+      if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
       std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
       check_stdout();
       return 0;
