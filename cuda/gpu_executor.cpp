@@ -130,8 +130,13 @@ void GpuExecutor::load(std::span<const std::uint8_t> data) { device_->load(data)
 
 GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const LaunchPolicy& policy,
                                            const Placement& placement) {
-  if (!impl.gpu) throw UsageError(std::string(impl.name) + " is not a GPU implementation");
   if (!device_->loaded()) throw Error("GPU executor: " + std::string(impl.name) + " run before any input was loaded");
+  return prepare(impl, policy, placement, device_->input(), device_->size());
+}
+
+GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const LaunchPolicy& policy,
+                                           const Placement& placement, const unsigned char* data, std::uint64_t n) {
+  if (!impl.gpu) throw UsageError(std::string(impl.name) + " is not a GPU implementation");
   device_->activate();
   Prepared run;
   run.library = impl.gpu->library;
@@ -141,10 +146,10 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
     throw Error(std::string(impl.name) + ": counter width " + std::to_string(run.counter_bits) +
                 " is not 32 or 64 (resolve the policy first)");
   if (run.library) {
-    device_->cub().prepare(device_->input(), device_->size(), stream());
+    device_->cub().prepare(data, n, stream());
     return run;
   }
-  run.plan = impl.gpu->plan(policy, device_->size());
+  run.plan = impl.gpu->plan(policy, n);
   std::size_t scratch_bytes = 0, zeroed_bytes = 0;
   for (const auto& l : run.plan) {
     if (l.grid == 0 || l.block == 0)
@@ -158,13 +163,14 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
   return run;
 }
 
-void GpuExecutor::enqueue(const Prepared& run) {
+void GpuExecutor::enqueue(const Prepared& run) { enqueue(run, device_->input(), device_->size()); }
+
+void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::uint64_t bytes) {
   if (run.library) {
-    device_->cub().enqueue(device_->input(), device_->size(), run.out, run.counter_bits, stream());
+    device_->cub().enqueue(data, bytes, run.out, run.counter_bits, stream());
     return;
   }
-  const unsigned char* data = device_->input();
-  unsigned long long n = device_->size();
+  unsigned long long n = bytes;
   void* out = run.out;
   void* scratch = device_->scratch(0);  // the current buffer: it only grows, in prepare()
   for (const auto& l : run.plan) {

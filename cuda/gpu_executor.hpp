@@ -54,6 +54,12 @@ class GpuExecutor : public Executor {
   };
   Prepared prepare(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement);
   void enqueue(const Prepared& run);
+  // The same over data[0, n) of device memory other than the loaded input
+  // (a streamed chunk, cuda/stream_count.cpp), on the shared stream: a run
+  // prepared for n bytes, enqueued on any buffer of n bytes.
+  Prepared prepare(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement,
+                   const unsigned char* data, std::uint64_t n);
+  void enqueue(const Prepared& run, const unsigned char* data, std::uint64_t n);
   SharedDevice& shared() const { return *device_; }
 
  protected:

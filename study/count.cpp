@@ -11,13 +11,18 @@
 #include <utility>
 #include <vector>
 
+#include "build_config.hpp"
+#include "cpu_openmp/openmp_histogram.hpp"
 #include "study/error.hpp"
 #include "study/files.hpp"
+#if HISTOSTUDY_HAVE_CUDA
+#include "cuda/stream_count.hpp"
+#endif
 
 namespace hs {
 namespace {
 
-constexpr std::size_t kChunk = 64u << 20;  // 64 MiB: large enough to amortize a GPU launch
+constexpr std::size_t kGenerateChunk = 64u << 20;  // generate's writes
 
 }  // namespace
 
@@ -26,18 +31,49 @@ ReadPlan read_plan(const Implementation& impl) {
   // chunks of 4 MiB. Timed on a file before files were preaded, this ring
   // gave 68% of read-and-discard, 80% with 16 MiB chunks, 48% with two
   // buffers (data/explorations/count-overlap/README.md); on a pipe the
-  // writer sets the pace and no size was measured. GPU: as before.
+  // writer sets the pace and no size was measured.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
-  return {kChunk, 2};
+  // GPU implementations (cuda/stream_count.cpp), chosen by arithmetic and to
+  // be measured (count-bench --chunk, tools/h200_run.sh gcount): a pass
+  // costs about one chunk's read more than its copies (the first chunk is
+  // read before any copy starts), 1.6% of a 1 GiB file at 16 MiB; a 16 MiB
+  // copy (about 300 us at PCIe Gen5's 50+ GB/s) is long beside the
+  // driver's work per chunk and lane_shared's 12 us count of 16 MiB (issue
+  // 16's table), so the copy engine never waits for them. Four buffers: the
+  // driver holds two chunks (one being copied, the one before until its
+  // copy is done), the readers fill the other two. Pieces of 1 MiB: 16 a
+  // chunk, one for each core of the GPU machine, and a pread's own cost is
+  // small beside copying 1 MiB.
+  return {kGpuChunk, kGpuBuffers};
 }
+
+ReadPlan gpu_file_plan(std::uint64_t size, std::size_t chunk) {
+  const std::uint64_t pieces = (std::max<std::uint64_t>(size, 1) + kGpuPiece - 1) / kGpuPiece;
+  return {std::size_t(std::min<std::uint64_t>(chunk, pieces * kGpuPiece)), kGpuBuffers};
+}
+
+namespace {
+
+std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8_t>>& buffers) {
+  std::vector<std::span<std::uint8_t>> spans;
+  for (auto& b : buffers) spans.emplace_back(b);
+  return spans;
+}
+
+}  // namespace
 
 ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
     : fd_(fd),
       name_(std::move(name)),
-      buffers_(std::size_t(plan.buffers)),
-      filled_(std::size_t(plan.buffers)),
-      free_(std::size_t(plan.buffers), true) {
-  for (auto& b : buffers_) b.resize(plan.chunk);
+      owned_(std::size_t(plan.buffers), std::vector<std::uint8_t>(plan.chunk)),
+      buffers_(spans_of(owned_)),
+      filled_(buffers_.size()),
+      free_(buffers_.size(), true) {
+  thread_ = std::thread([this] { read_all(); });
+}
+
+ChunkReader::ChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers)
+    : fd_(fd), name_(std::move(name)), buffers_(std::move(buffers)), filled_(buffers_.size()), free_(buffers_.size(), true) {
   thread_ = std::thread([this] { read_all(); });
 }
 
@@ -81,7 +117,7 @@ void ChunkReader::read_all() {
   }
 }
 
-ChunkReader::Chunk ChunkReader::next() {
+ChunkSource::Chunk ChunkReader::next() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return produced_ > taken_ || ended_ || error_; });
   if (produced_ > taken_) {
@@ -100,11 +136,130 @@ void ChunkReader::release(std::size_t seq) {
   changed_.notify_all();
 }
 
+FileChunkReader::FileChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers,
+                                 std::size_t piece, int threads)
+    : fd_(fd),
+      name_(std::move(name)),
+      buffers_(std::move(buffers)),
+      piece_(piece),
+      pieces_per_chunk_(buffers_.empty() || piece == 0 ? 0 : buffers_[0].size() / piece),
+      slot_seq_(buffers_.size()),
+      taken_in_(buffers_.size()),
+      done_in_(buffers_.size()),
+      filled_(buffers_.size()) {
+  bool whole = buffers_.size() >= 2 && pieces_per_chunk_ > 0 && threads >= 1;
+  for (const auto& b : buffers_) whole = whole && b.size() == pieces_per_chunk_ * piece_;
+  if (!whole)
+    throw Error("file reader: needs two or more buffers of whole pieces and a thread (got " +
+                std::to_string(buffers_.size()) + " buffers, " + std::to_string(piece) + "-byte pieces, " +
+                std::to_string(threads) + " threads)");
+  for (std::size_t slot = 0; slot < slot_seq_.size(); ++slot) slot_seq_[slot] = slot;
+  running_ = threads;
+  try {
+    for (int t = 0; t < threads; ++t) threads_.emplace_back([this] { read_pieces(); });
+  } catch (...) {
+    stop_readers();
+    throw;
+  }
+}
+
+FileChunkReader::~FileChunkReader() { stop_readers(); }
+
+void FileChunkReader::stop_readers() noexcept {
+  {
+    std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  freed_.notify_all();
+  for (auto& t : threads_) t.join();  // a thread's read in flight is one piece of a regular file
+  threads_.clear();
+}
+
+// The next piece's buffer holds its chunk (the chunk there before was released).
+bool FileChunkReader::next_piece_free() const {
+  const std::uint64_t seq = next_piece_ / pieces_per_chunk_;
+  return slot_seq_[std::size_t(seq % buffers_.size())] == seq;
+}
+
+// Every piece of chunk `seq` read, or every one taken before the end was found.
+bool FileChunkReader::complete(std::size_t slot, std::size_t seq) const {
+  return slot_seq_[slot] == seq && done_in_[slot] == taken_in_[slot] &&
+         (taken_in_[slot] == pieces_per_chunk_ || ended_);
+}
+
+void FileChunkReader::read_pieces() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    // A piece is taken only once its buffer is free (no thread holds a piece
+    // while it waits), and none once the end is found.
+    freed_.wait(lock, [&] { return stop_ || ended_ || error_ || next_piece_free(); });
+    if (stop_ || ended_ || error_) break;
+    const std::uint64_t piece = next_piece_++;
+    const std::size_t slot = std::size_t(piece / pieces_per_chunk_ % buffers_.size());
+    ++taken_in_[slot];
+    lock.unlock();
+    std::size_t n = 0;
+    std::exception_ptr error;
+    try {
+      n = pread_some(fd_, buffers_[slot].data() + piece % pieces_per_chunk_ * piece_, piece_, piece * piece_, name_);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error) {
+      if (!error_) error_ = error;
+      freed_.notify_all();
+      break;
+    }
+    filled_[slot] += n;
+    read_ += n;
+    ++done_in_[slot];
+    if (n < piece_) {
+      ended_ = true;
+      end_ = std::min(end_, piece * piece_ + n);
+      freed_.notify_all();
+    }
+    if (ended_ || done_in_[slot] == pieces_per_chunk_) progress_.notify_all();
+  }
+  --running_;
+  progress_.notify_all();
+}
+
+ChunkSource::Chunk FileChunkReader::next() {
+  std::unique_lock lock(mutex_);
+  const std::size_t slot = taken_ % buffers_.size();
+  progress_.wait(lock, [&] { return error_ || finished_ || complete(slot, taken_); });
+  if (error_) std::rethrow_exception(error_);
+  if (!finished_ && filled_[slot] > 0) {
+    const std::size_t seq = taken_++;
+    return {seq, {buffers_[slot].data(), filled_[slot]}};
+  }
+  // The end. Once every reader is done, the pieces read must tile the file
+  // up to where it ended and no further, unless it changed while read.
+  progress_.wait(lock, [&] { return running_ == 0; });
+  if (error_) std::rethrow_exception(error_);
+  if (read_ != end_) throw Error(name_ + ": changed while read");
+  finished_ = true;
+  return {taken_, {}};
+}
+
+void FileChunkReader::release(std::size_t seq) {
+  {
+    std::lock_guard lock(mutex_);
+    const std::size_t slot = seq % buffers_.size();
+    slot_seq_[slot] = seq + buffers_.size();
+    taken_in_[slot] = done_in_[slot] = filled_[slot] = 0;
+  }
+  freed_.notify_all();
+}
+
 namespace {
 
-bool is_regular_file(int fd) {
+// The size of a regular file; nothing for pipes, terminals and the like.
+std::optional<std::uint64_t> regular_file_size(int fd) {
   struct stat st{};
-  return ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return std::uint64_t(st.st_size);
 }
 
 // Hands the reader's chunks out in pieces to any number of counting threads,
@@ -261,27 +416,31 @@ Bins count_cpu_file(int fd, const std::string& name, const Implementation& impl,
   return total;
 }
 
-// Other executors: each chunk counted by one run, while the next is read.
-Bins count_chunks(ChunkReader& reader, const Implementation& impl, Executor& executor, int threads) {
-  Bins total{};
-  for (auto chunk = reader.next(); !chunk.bytes.empty(); chunk = reader.next()) {
-    LaunchPolicy requested;
-    requested.threads = threads;
-    const LaunchPolicy policy = executor.resolve(impl, requested, chunk.bytes.size(), 1);
-    executor.load(chunk.bytes);
-    const RunOutput out = executor.run_once(impl, policy, Placement{});
-    for (int v = 0; v < kBins; ++v) total[v] += out.bins[v];
-    reader.release(chunk.seq);
-  }
-  return total;
+}  // namespace
+
+std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan) {
+#if HISTOSTUDY_HAVE_CUDA
+  return gpu::make_stream_count(executor, impl, plan);
+#else
+  (void)executor, (void)plan;
+  throw Unavailable(std::string(impl.name) + ": this histostudy was built without CUDA");
+#endif
 }
 
-}  // namespace
+Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads) {
+  if (regular_file_size(fd)) {
+    FileChunkReader reader(fd, name, stream.buffers(), kGpuPiece, cpu::resolve_threads(threads));
+    return stream.count(reader);
+  }
+  ChunkReader reader(fd, name, stream.buffers());
+  return stream.count(reader);
+}
 
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads) {
   if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
   Fd fd(open_for_reading(path));
   const std::string name = path == "-" ? "standard input" : path;
+  const auto file_size = regular_file_size(fd.get());
   // Reading overlaps counting everywhere; an error anywhere in the stream is
   // thrown before any total is returned, so no partial histogram passes for
   // a whole one.
@@ -289,12 +448,13 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
     LaunchPolicy requested;
     requested.threads = threads;
     const LaunchPolicy policy = executor.resolve(impl, requested, kCpuChunk, 1);
-    if (is_regular_file(fd.get())) return count_cpu_file(fd.get(), name, impl, policy);
+    if (file_size) return count_cpu_file(fd.get(), name, impl, policy);
     ChunkReader reader(fd.get(), name, read_plan(impl));
     return count_cpu_stream(reader, impl, policy);
   }
-  ChunkReader reader(fd.get(), name, read_plan(impl));
-  return count_chunks(reader, impl, executor, threads);
+  // A small file gets buffers no larger than it needs.
+  const auto stream = make_gpu_stream(executor, impl, file_size ? gpu_file_plan(*file_size) : read_plan(impl));
+  return count_on_gpu(fd.get(), name, *stream, threads);
 }
 
 void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force) {
@@ -305,7 +465,7 @@ void generate_input(const InputSpec& spec, std::uint64_t size, const std::string
     throw UsageError("refusing to write binary bytes to a terminal: use -o FILE or redirect the output");
   const std::string shown = to_stdout ? "standard output" : path;
   auto write = [&](int fd) {
-    std::vector<std::uint8_t> chunk(kChunk);
+    std::vector<std::uint8_t> chunk(kGenerateChunk);
     for (std::uint64_t offset = 0; offset < size;) {
       const std::size_t n = std::size_t(std::min<std::uint64_t>(chunk.size(), size - offset));
       fill_synthetic(spec, offset, {chunk.data(), n});

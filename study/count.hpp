@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
@@ -27,36 +28,60 @@ struct ReadPlan {
 // of a stream's chunks or of a regular file (see count.cpp for why these sizes).
 inline constexpr std::size_t kCpuChunk = 4u << 20;
 inline constexpr std::size_t kCpuPiece = 512u << 10;
+// GPU implementations: chunks copied to the GPU and counted there, a ring of
+// pinned host buffers they are read into, and the pieces each reading thread
+// preads at a time (see count.cpp for why these sizes).
+inline constexpr std::size_t kGpuChunk = 16u << 20;
+inline constexpr int kGpuBuffers = 4;
+inline constexpr std::size_t kGpuPiece = 1u << 20;
 
-// The plan count_stream reads by for `impl`.
+// The plan count_stream reads a stream by for `impl`.
 ReadPlan read_plan(const Implementation& impl);
+// A GPU implementation's plan for a regular file of `size` bytes: chunks of
+// `chunk` bytes (a multiple of kGpuPiece), no larger than the file needs.
+ReadPlan gpu_file_plan(std::uint64_t size, std::size_t chunk = kGpuChunk);
 
-// Reads a stream on its own thread into a ring of plan.buffers chunks, so
-// that reading overlaps whatever the callers do with the chunks. Works on
-// pipes and terminals as on files; does not own fd. next() and release()
-// may be called from any threads.
-class ChunkReader {
+// A stream's chunks, in order, each in one buffer of a ring: a chunk's bytes
+// stay valid, and its buffer unread into, until release(seq). A caller holds
+// fewer chunks than the ring has buffers when it calls next() (else the
+// readers cannot read the next chunk). next() and release() may be called
+// from any threads.
+class ChunkSource {
  public:
   struct Chunk {
     std::size_t seq = 0;                  // 0, 1, 2... in stream order
     std::span<const std::uint8_t> bytes;  // full-sized but for the last; empty at the end
   };
+  virtual ~ChunkSource() = default;
+  // The stream's next chunk; empty at the end (and after). Throws the
+  // readers' Error.
+  virtual Chunk next() = 0;
+  virtual void release(std::size_t seq) = 0;
+};
+
+// Reads a stream on its own thread into a ring of chunks, so that reading
+// overlaps whatever the callers do with the chunks. Works on pipes and
+// terminals as on files; does not own fd. next() throws the reader's Error
+// once the chunks read before it are taken.
+class ChunkReader final : public ChunkSource {
+ public:
+  // Into plan.buffers buffers of its own.
   ChunkReader(int fd, std::string name, ReadPlan plan);
-  ~ChunkReader();
+  // Into the caller's buffers (a GPU stream's pinned ones), which outlive it.
+  ChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers);
+  ~ChunkReader() override;
   ChunkReader(const ChunkReader&) = delete;
   ChunkReader& operator=(const ChunkReader&) = delete;
-  // The stream's next chunk. Its bytes stay valid, and its buffer unread
-  // into, until release(seq). Throws the reader's Error once the chunks read
-  // before it are taken.
-  Chunk next();
-  void release(std::size_t seq);
+  Chunk next() override;
+  void release(std::size_t seq) override;
 
  private:
   void read_all();
 
   int fd_;
   std::string name_;
-  std::vector<std::vector<std::uint8_t>> buffers_;
+  std::vector<std::vector<std::uint8_t>> owned_;  // empty when the buffers are the caller's
+  std::vector<std::span<std::uint8_t>> buffers_;
   std::vector<std::size_t> filled_;  // bytes in each buffer
   std::vector<bool> free_;           // each buffer: released, may be read into
   std::mutex mutex_;
@@ -67,12 +92,83 @@ class ChunkReader {
   std::thread thread_;  // last: starts once everything above exists
 };
 
+// Reads a regular file into the caller's ring of buffers (all of one size, a
+// multiple of `piece`; at least two) with `threads` threads, each preading
+// the file's next `piece` bytes at a time into the chunk they belong to, so
+// that several cores read at once and no thread waits for a chunk's other
+// pieces. The file ends at the first short piece: no piece is taken after
+// it. next() throws a read error at once, and at the end throws Error if the
+// pieces read do not tile the file up to that end (it changed while read),
+// as count's CPU path does. Does not own fd; the buffers outlive it.
+class FileChunkReader final : public ChunkSource {
+ public:
+  FileChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers, std::size_t piece,
+                  int threads);
+  ~FileChunkReader() override;
+  FileChunkReader(const FileChunkReader&) = delete;
+  FileChunkReader& operator=(const FileChunkReader&) = delete;
+  Chunk next() override;
+  void release(std::size_t seq) override;
+
+ private:
+  void read_pieces();
+  bool next_piece_free() const;
+  bool complete(std::size_t slot, std::size_t seq) const;
+  void stop_readers() noexcept;
+
+  int fd_;
+  std::string name_;
+  std::vector<std::span<std::uint8_t>> buffers_;
+  std::size_t piece_, pieces_per_chunk_;
+  std::mutex mutex_;
+  std::condition_variable freed_;     // readers wait here: a buffer released, or the end
+  std::condition_variable progress_;  // next() waits here: a chunk complete, an error, a reader done
+  std::vector<std::size_t> slot_seq_;  // the chunk each buffer holds or is read into
+  std::vector<std::size_t> taken_in_, done_in_, filled_;  // each buffer: pieces taken, pieces read, bytes
+  std::uint64_t next_piece_ = 0;  // pieces taken from the file's start
+  std::uint64_t end_ = UINT64_MAX;  // where the first short piece ended: the file's end as read
+  std::uint64_t read_ = 0;  // bytes read in all
+  bool ended_ = false, stop_ = false, finished_ = false;
+  int running_ = 0;  // reading threads not yet done
+  std::size_t taken_ = 0;  // chunks handed out
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;  // last: start once everything above exists
+};
+
+// What count needs of a GPU for a GPU implementation (cuda/stream_count.cpp):
+// chunks read into its pinned host buffers are copied to the GPU on one
+// stream and counted on another while the next ones are read.
+class GpuStream {
+ public:
+  virtual ~GpuStream() = default;
+  // The pinned ring the chunks are read into.
+  virtual std::vector<std::span<std::uint8_t>> buffers() = 0;
+  // The histogram of every chunk of `source` (read into buffers()).
+  virtual Bins count(ChunkSource& source) = 0;
+  // Copies `bytes` host to device in the plan's chunks from buffers(),
+  // nothing read or counted: count's floor.
+  virtual void copy(std::uint64_t bytes) = 0;
+  // What every chunk is counted with (64-bit bins: any stream's total fits).
+  virtual const LaunchPolicy& policy() const = 0;
+};
+
+// The GPU stream of `impl` on `executor` (a GPU executor), buffers as `plan`
+// says. Throws Unavailable in a build without CUDA, UsageError for an
+// executor that is not a GPU one.
+std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan);
+
+// Counts fd through `stream`: a regular file read by `threads` threads (0:
+// OpenMP's default) preading kGpuPiece bytes at a time, a stream by a
+// ChunkReader, either into the stream's buffers.
+Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads);
+
 // Streams `path` ("-" for standard input) through `impl` in chunks, so a
 // file larger than memory works, reading overlapping counting: for a CPU
 // implementation on a regular file, each thread preads kCpuPiece bytes at a
-// time and counts them itself; on a pipe (or for a GPU implementation) a
-// ChunkReader reads while the chunks before are counted. Throws Error for missing, unreadable or directory paths, and for a
-// read error anywhere in the stream.
+// time and counts them itself; on a pipe a ChunkReader reads while the chunks
+// before are counted; a GPU implementation counts through a GpuStream
+// (count_on_gpu). Throws Error for missing, unreadable or directory paths,
+// and for a read error anywhere in the stream.
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads);
 
 // Writes `size` bytes of a synthetic input to `path` ("-" for standard

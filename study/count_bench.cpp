@@ -20,6 +20,8 @@
 #include "study/executor.hpp"
 #include "study/files.hpp"
 #include "study/results.hpp"
+#include "study/session.hpp"
+#include "study/sizes.hpp"
 #include "study/stats.hpp"
 
 namespace hs {
@@ -133,32 +135,35 @@ struct Entry {
   std::vector<double> seconds;
 };
 
-}  // namespace
+// One backend's bench: four entries, in this order, whose ratios the result
+// states (count to the floor, the floor's A/A control, count to its own
+// reads alone), and what the result document records of this backend.
+struct Bench {
+  std::vector<Entry> entries;  // count, the floor, the floor again, count's reads alone
+  std::string floor;           // the floor's ratios: count_pct_of_<floor>, control_pct_of_<floor>
+  nlohmann::json record;       // merged into the result document
+  std::string stem;            // what the result file's name says after the date
+  std::function<nlohmann::json()> device_state = [] { return nlohmann::json(nullptr); };
+};
 
-nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<std::string>& argv) {
-  const Implementation& impl = find_implementation(request.impl);
-  if (impl.backend != Backend::cpu || !impl.counts)
-    throw UsageError("count-bench measures the CPU implementations that count; '" + request.impl + "' is not one");
-  if (request.rounds < 1) throw UsageError("--rounds must be at least 1");
-  const std::uint64_t size = regular_file_size(request.path);
-  if (!request.no_save) check_writable_dir(request.out_dir);
-  const std::string started = utc_now();
-  auto cpu = make_cpu_executor();
+void check_bytes(const std::string& path, std::uint64_t bytes, std::uint64_t size) {
+  if (bytes != size) throw Error(path + ": changed while timed");
+}
+
+Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
+  auto cpu = std::shared_ptr<Executor>(make_cpu_executor());
   const int threads = cpu::resolve_threads(impl.name == "reference" ? 1 : request.threads);
-
-  // Correct before fast: the count checked against the reference first.
   const Bins want = count_stream(request.path, find_implementation("reference"), *cpu, 1);
-  auto count_pass = [&] {
+  auto count_pass = [=, &impl] {
     if (count_stream(request.path, impl, *cpu, request.threads) != want)
       throw Error(request.impl + " miscounted " + request.path + " (bins differ from the reference's)");
   };
-  auto checked = [&](std::uint64_t bytes) {
-    if (bytes != size) throw Error(request.path + ": changed while timed");
-  };
-  auto read_pass = [&] { checked(read_and_discard(request.path, kCpuChunk)); };
-  auto pread_pass = [&] { checked(pread_and_discard(request.path, threads)); };
+  const std::string path = request.path;
+  auto read_pass = [=] { check_bytes(path, read_and_discard(path, kCpuChunk), size); };
+  auto pread_pass = [=] { check_bytes(path, pread_and_discard(path, threads), size); };
   const std::string piece = std::to_string(kCpuPiece) + "-byte pieces";
-  std::vector<Entry> entries = {
+  Bench bench;
+  bench.entries = {
       {"count", "histostudy count --impl " + request.impl + ": " + std::to_string(threads) + " threads, each preading " +
                     piece + " into its own buffer and counting them",
        count_pass, {}},
@@ -169,15 +174,131 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                             ", discarded",
        pread_pass, {}},
   };
-  for (auto& e : entries) e.pass();  // warm: the page cache, the buffers, the threads
-  const double cached_before = page_cached_fraction(request.path, size);
-  const CpuUse use_before = cpu_use_now();
-  const auto timed_from = std::chrono::steady_clock::now();
-  for (int round = 0; round < request.rounds; ++round)
+  bench.floor = "read";
+  bench.record = {
+      {"environment", {{"host", host_environment()}, {"cpu", cpu_identity()}, {"build", build_environment()}}},
+      {"threads", threads},
+      {"cpu_paths", {{"openmp_fast", cpu::openmp_fast_path()}, {"openmp_read_floor", cpu::openmp_read_floor_path()}}},
+      {"piece_bytes", kCpuPiece},
+  };
+  bench.stem = slug(cpu_identity()["model_name"].get<std::string>());
+  return bench;
+}
+
+// A chunk's bounds: whole pieces, at most CUB's chunk (cuda/cub_histogram.hpp).
+constexpr std::uint64_t kMaxGpuChunk = 1ull << 30;
+
+// Every chunk of `source`, given back as soon as it is read: its bytes.
+std::uint64_t drain(ChunkSource& source) {
+  std::uint64_t bytes = 0;
+  for (auto chunk = source.next(); !chunk.bytes.empty(); chunk = source.next()) {
+    bytes += chunk.bytes.size();
+    source.release(chunk.seq);
+  }
+  return bytes;
+}
+
+// What the GPU entries share: the executors (the GPU's), the stream (its
+// pinned and device buffers, made once), the reference's bins.
+struct GpuBench {
+  Executors ex;
+  Executor* gpu = nullptr;
+  std::unique_ptr<GpuStream> stream;
+  Bins want{};
+};
+
+Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
+  auto g = std::make_shared<GpuBench>();
+  g->ex = make_executors({"nvcc"}, "none", request.device);
+  g->gpu = &executor_for(g->ex, impl);
+  const int threads = cpu::resolve_threads(request.threads);
+  g->want = count_stream(request.path, find_implementation("reference"), *g->ex.owned.front(), threads);
+  const ReadPlan plan = gpu_file_plan(size, request.chunk ? std::size_t(request.chunk) : kGpuChunk);
+  const double setup_s = seconds_of([&] { g->stream = make_gpu_stream(*g->gpu, impl, plan); });
+  const std::string path = request.path, name = request.impl;
+  auto count_pass = [=] {
+    Fd fd(open_for_reading(path));
+    if (count_on_gpu(fd.get(), path, *g->stream, threads) != g->want)
+      throw Error(name + " miscounted " + path + " (bins differ from the reference's)");
+  };
+  auto h2d_pass = [=] { g->stream->copy(size); };
+  auto pread_pass = [=] {
+    Fd fd(open_for_reading(path));
+    FileChunkReader reader(fd.get(), path, g->stream->buffers(), kGpuPiece, threads);
+    check_bytes(path, drain(reader), size);
+  };
+  const std::string ring = std::to_string(plan.buffers) + " pinned " + with_commas(plan.chunk) + "-byte buffers";
+  const std::string reads = std::to_string(threads) + " threads preading " + with_commas(kGpuPiece) + "-byte pieces";
+  Bench bench;
+  bench.entries = {
+      {"count", "histostudy count --impl " + name + ": " + reads + " into a ring of " + ring +
+                    ", each chunk copied to the GPU on a copy stream and counted there on another as the next are "
+                    "read; the buffers made once (stream_setup_s), as count makes them once a file",
+       count_pass, {}},
+      {"h2d_pinned", "the file's bytes copied host to device (cudaMemcpyAsync, one stream) in " +
+                         with_commas(plan.chunk) + "-byte chunks from the " + ring +
+                         " into two device buffers, nothing read or counted: the floor",
+       h2d_pass, {}},
+      {"h2d_pinned_again", "h2d_pinned again: the A/A control", h2d_pass, {}},
+      {"pread_pinned", "count's reads alone: " + reads + " into the " + ring + ", each chunk given back once read",
+       pread_pass, {}},
+  };
+  bench.floor = "h2d";
+  nlohmann::json environment = environment_record(g->ex);
+  environment["cpu"] = cpu_identity();
+  environment["gpu_state_before"] = gpu_state(g->ex);
+  const nlohmann::json gpu = g->gpu->describe();
+  bench.record = {
+      {"environment", environment},
+      {"threads", threads},
+      {"device", gpu["device"]},
+      {"toolchain", g->gpu->toolchain()},
+      {"policy", g->stream->policy().to_json()},
+      {"chunk_bytes", plan.chunk},
+      {"buffers", plan.buffers},
+      {"piece_bytes", kGpuPiece},
+      {"stream_setup_s", setup_s},
+  };
+  bench.stem = slug(gpu["device"]["name"].get<std::string>()) + "_" + name;
+  bench.device_state = [g] { return gpu_state(g->ex); };
+  return bench;
+}
+
+// Every entry once, untimed (the page cache, the buffers, the threads), then
+// `rounds` rotations of whole timed passes. Correct before fast: every count
+// pass, the untimed first among them, checks its bins against the
+// reference's, which were counted before.
+void time_rotations(std::vector<Entry>& entries, int rounds) {
+  for (auto& e : entries) e.pass();
+  for (int round = 0; round < rounds; ++round)
     for (std::size_t k = 0; k < entries.size(); ++k) {
       Entry& e = entries[(std::size_t(round) + k) % entries.size()];  // rotating order
       e.seconds.push_back(seconds_of(e.pass));
     }
+}
+
+}  // namespace
+
+nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<std::string>& argv) {
+  const Implementation& impl = find_implementation(request.impl);
+  if (!impl.counts)
+    throw UsageError("count-bench measures the implementations that count; '" + request.impl + "' is not one");
+  if (request.rounds < 1) throw UsageError("--rounds must be at least 1");
+  const bool on_gpu = impl.backend != Backend::cpu;
+  if (!on_gpu && (request.chunk || !request.device.empty()))
+    throw UsageError("--chunk and --device are for GPU implementations; '" + request.impl + "' is a CPU one");
+  if (request.chunk % kGpuPiece || request.chunk > kMaxGpuChunk)
+    throw UsageError("--chunk " + with_commas(request.chunk) + ": name whole MiB up to 1 GiB");
+  const std::uint64_t size = regular_file_size(request.path);
+  if (!request.no_save) check_writable_dir(request.out_dir);
+  const std::string started = utc_now();
+  Bench bench = on_gpu ? gpu_bench(request, impl, size) : cpu_bench(request, impl, size);
+
+  auto& entries = bench.entries;
+  const double cached_before = page_cached_fraction(request.path, size);
+  const CpuUse use_before = cpu_use_now();
+  const auto timed_from = std::chrono::steady_clock::now();
+  time_rotations(entries, request.rounds);
   const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
   const CpuUse use_after = cpu_use_now();
   const double others_s = (use_after.machine_busy_s - use_before.machine_busy_s) -
@@ -185,12 +306,12 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   const double cached_after = page_cached_fraction(request.path, size);
 
   nlohmann::json measured = nlohmann::json::array();
-  std::map<std::string, double> median_gbps;
+  std::vector<double> medians;
   for (const auto& e : entries) {
     std::vector<double> gbps;
     for (double s : e.seconds) gbps.push_back(double(size) / s / 1e9);
     const Summary summary = summarize(gbps);
-    median_gbps[e.name] = summary.median;
+    medians.push_back(summary.median);
     measured.push_back({{"name", e.name}, {"what", e.what}, {"samples_s", e.seconds}, {"gbps", summary.to_json()}});
   }
   nlohmann::json doc = {
@@ -199,7 +320,6 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"started", started},
       {"finished", utc_now()},
       {"provenance", provenance(argv)},
-      {"environment", {{"host", host_environment()}, {"cpu", cpu_identity()}, {"build", build_environment()}}},
       {"file", {{"path", request.path}, {"bytes", size}, {"page_cached_before", cached_before},
                 {"page_cached_after", cached_after}}},
       {"machine", {{"timed_s", timed_s},
@@ -207,28 +327,32 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                    {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
                             "less this process's getrusage): near 0 on a quiet machine"}}},
       {"impl", request.impl},
-      {"threads", threads},
-      {"cpu_paths", {{"openmp_fast", cpu::openmp_fast_path()}, {"openmp_read_floor", cpu::openmp_read_floor_path()}}},
-      {"piece_bytes", kCpuPiece},
+      {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
       {"order", "rotating: round r starts at entry r mod 4"},
       {"entries", measured},
-      {"count_pct_of_read", 100.0 * median_gbps["count"] / median_gbps["read_discard"]},
-      {"control_pct_of_read", 100.0 * median_gbps["read_discard_again"] / median_gbps["read_discard"]},
-      {"count_pct_of_pread", 100.0 * median_gbps["count"] / median_gbps["pread_discard"]},
+      {"count_pct_of_" + bench.floor, 100.0 * medians[0] / medians[1]},
+      {"control_pct_of_" + bench.floor, 100.0 * medians[2] / medians[1]},
+      {"count_pct_of_pread", 100.0 * medians[0] / medians[3]},
   };
-  if (!request.no_save) {
-    const std::string stem = utc_now(true) + "_count-bench_" + slug(cpu_identity()["model_name"].get<std::string>());
-    doc["result_file"] = write_result(doc, request.out_dir, stem).string();
-  }
+  doc.update(bench.record);
+  if (on_gpu) doc["environment"]["gpu_state_after"] = bench.device_state();
+  if (!request.no_save) doc["result_file"] = write_result(doc, request.out_dir, utc_now(true) + "_count-bench_" + bench.stem).string();
   return doc;
 }
 
 std::string describe_count_bench(const nlohmann::json& doc) {
-  std::string out = doc["file"]["path"].get<std::string>() + ": " + std::to_string(doc["file"]["bytes"].get<std::uint64_t>()) +
-                    " bytes, " + doc["environment"]["cpu"]["model_name"].get<std::string>() + ", " +
-                    std::to_string(doc["threads"].get<int>()) + " threads, openmp_fast path " +
-                    doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
+  const bool on_gpu = doc["backend"] != "cpu";
+  std::string out = doc["file"]["path"].get<std::string>() + ": " + with_commas(doc["file"]["bytes"].get<std::uint64_t>()) +
+                    " bytes, ";
+  if (on_gpu)
+    out += doc["impl"].get<std::string>() + " on " +
+           doc["device"]["name"].get<std::string>() + ", " +
+           std::to_string(doc["threads"].get<int>()) + " reading threads, " + std::to_string(doc["buffers"].get<int>()) +
+           " pinned buffers of " + with_commas(doc["chunk_bytes"].get<std::uint64_t>()) + " bytes\n";
+  else
+    out += doc["environment"]["cpu"]["model_name"].get<std::string>() + ", " + std::to_string(doc["threads"].get<int>()) +
+           " threads, openmp_fast path " + doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
   char line[256];
   for (const auto& e : doc["entries"]) {
     const auto& g = e["gbps"];
@@ -237,10 +361,17 @@ std::string describe_count_bench(const nlohmann::json& doc) {
                   g["p90"].get<double>(), e["samples_s"].size());
     out += line;
   }
-  std::snprintf(line, sizeof line,
-                "count: %.0f%% of read-and-discard (A/A control: %.0f%%), %.0f%% of its own reads without counting\n",
-                doc["count_pct_of_read"].get<double>(), doc["control_pct_of_read"].get<double>(),
-                doc["count_pct_of_pread"].get<double>());
+  if (on_gpu)
+    std::snprintf(line, sizeof line,
+                  "count: %.0f%% of pinned host-to-device copies (A/A control: %.0f%%), %.0f%% of its own reads "
+                  "into pinned buffers alone; buffers made in %.3f s, once\n",
+                  doc["count_pct_of_h2d"].get<double>(), doc["control_pct_of_h2d"].get<double>(),
+                  doc["count_pct_of_pread"].get<double>(), doc["stream_setup_s"].get<double>());
+  else
+    std::snprintf(line, sizeof line,
+                  "count: %.0f%% of read-and-discard (A/A control: %.0f%%), %.0f%% of its own reads without counting\n",
+                  doc["count_pct_of_read"].get<double>(), doc["control_pct_of_read"].get<double>(),
+                  doc["count_pct_of_pread"].get<double>());
   out += line;
   std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed\n",
                 doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>());

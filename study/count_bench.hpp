@@ -1,13 +1,24 @@
 // histostudy count-bench FILE: how close `histostudy count` comes to the
-// speed of its input. On a page-cached regular file it times count_stream
-// (reading overlapping counting) against reading the same file and
-// discarding it (one thread, as dd does) and against count's own parallel
-// reads without the count, in rotating order with an A/A repeat of the
-// read, after checking the count bin for bin against the reference; medians
-// with spread and every raw sample go to a JSON result file.
+// speed of its input, each implementation against its own floor in the same
+// run. After checking the count bin for bin against the reference, it times
+// whole passes over a page-cached regular file in rotating order, four
+// entries:
+//
+//   CPU implementations: count_stream (reading overlapping counting),
+//   reading the file and discarding it (one thread, as dd does: the floor),
+//   that again (the A/A control), and count's own parallel reads alone.
+//
+//   GPU implementations: count's GPU stream (cuda/stream_count.hpp), the
+//   same bytes copied host to device from its pinned buffers in its chunks
+//   with no read and no count (the floor), that again (the A/A control), and
+//   its parallel reads into the pinned buffers alone.
+//
+// Medians with spread and every raw sample go to a JSON result file.
 //
 //   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [-o runs/count-bench]
+//   histostudy count-bench FILE --impl lane_shared [--chunk 16MiB] [--device 0]
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -18,16 +29,19 @@ namespace hs {
 struct CountBenchRequest {
   std::string path;
   std::string impl = "openmp_fast";
-  int threads = 0;  // 0: OpenMP's default
+  int threads = 0;  // 0: OpenMP's default (the CPU's counting threads, or the GPU stream's reading threads)
   int rounds = 9;
+  std::uint64_t chunk = 0;  // GPU: bytes per chunk; 0: count's own (kGpuChunk)
+  std::string device;       // GPU: index or UUID; "" the first
   std::string out_dir = "runs/count-bench";
   bool no_save = false;
 };
 
 // Measures, saves (unless no_save) and returns the result document, with
 // "result_file" set to where it was saved. Throws UsageError for a file that
-// is not regular or an implementation that is not a CPU one, Error for a
-// count that disagrees with the reference.
+// is not regular, an implementation that does not count or a GPU option for a
+// CPU implementation, Unavailable for a GPU implementation without a GPU,
+// Error for a count that disagrees with the reference.
 nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<std::string>& argv);
 
 // The lines `histostudy count-bench` prints for a result document.

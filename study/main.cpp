@@ -3,7 +3,7 @@
 //
 //   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
-//   histostudy count-bench FILE   count against read-and-discard of a page-cached file
+//   histostudy count-bench FILE   count against its floor on a page-cached file (reading it; GPU: pinned copies)
 //   histostudy generate INPUT     a study input's exact bytes
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
@@ -229,16 +229,12 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
   const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
-  for (auto* e : ex.all())
-    if (e->supports(impl)) {
-      const hs::Bins bins = hs::count_stream(path, impl, *e, threads);
-      std::string out;
-      for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
-      std::cout << out;
-      check_stdout();
-      return 0;
-    }
-  throw hs::Unavailable("implementation '" + impl_name + "' cannot run here (" + ex.gpu_absent + ")");
+  const hs::Bins bins = hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
+  std::string out;
+  for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
+  std::cout << out;
+  check_stdout();
+  return 0;
 }
 
 void list_command() {
@@ -388,15 +384,30 @@ int main(int argc, char** argv) {
   std::string count_device;
   auto* count = app.add_subcommand("count", "Print a file's byte histogram: 256 lines 'value count'");
   count->add_option("FILE", count_path, "file to count, or - for standard input (default)");
-  count->add_option("--impl", count_impl, "implementation (default: the CPU's privatized one)")->capture_default_str();
-  count->add_option("-t,--threads", count_threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count->add_option("--impl", count_impl,
+                    "implementation (default: the CPU's privatized one); a GPU one (lane_shared, cub, ...) counts " +
+                        std::to_string(hs::kGpuChunk >> 20) + " MiB chunks on the GPU while the next are read into "
+                        "pinned memory")
+      ->capture_default_str();
+  count->add_option("-t,--threads", count_threads,
+                    "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp);
 
   hs::CountBenchRequest bench;
-  auto* count_bench = app.add_subcommand("count-bench", "Time count against reading and discarding a page-cached file");
+  std::string bench_chunk;
+  auto* count_bench = app.add_subcommand(
+      "count-bench", "Time count on a page-cached file against its floor: reading the file and discarding it (CPU "
+                     "implementations) or copying as many bytes to the GPU from pinned memory (GPU ones)");
   count_bench->add_option("FILE", bench.path, "a regular file")->required();
-  count_bench->add_option("--impl", bench.impl, "CPU implementation")->capture_default_str();
-  count_bench->add_option("-t,--threads", bench.threads, "CPU threads")->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count_bench->add_option("--impl", bench.impl, "implementation that counts, CPU or GPU")->capture_default_str();
+  count_bench->add_option("-t,--threads", bench.threads,
+                          "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
+  count_bench->add_option("--chunk", bench_chunk,
+                          "GPU implementations: bytes per chunk, whole MiB up to 1GiB (default count's, " +
+                              std::to_string(hs::kGpuChunk >> 20) + "MiB)");
+  count_bench->add_option("--device", bench.device, kDeviceHelp);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the four entries")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
@@ -438,6 +449,7 @@ int main(int argc, char** argv) {
     check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*count_bench) {
+      if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
       std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
       check_stdout();
       return 0;

@@ -95,6 +95,12 @@ Executors make_executors(const std::vector<std::string>& toolchains, const std::
   return ex;
 }
 
+Executor& executor_for(const Executors& ex, const Implementation& impl) {
+  for (const auto& e : ex.owned)
+    if (e->supports(impl)) return *e;
+  throw Unavailable("implementation '" + std::string(impl.name) + "' cannot run here (" + ex.gpu_absent + ")");
+}
+
 std::vector<NamedGpu> gpus_named(const std::string& spec) {
   if (spec != "all") device_list(spec);  // a malformed list is refused on any machine
 #if HISTOSTUDY_HAVE_CUDA

@@ -33,6 +33,10 @@ struct Executors {
 Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none",
                          const std::string& device = "");
 
+// The first executor of `ex` that runs `impl`. Throws Unavailable saying why
+// none does (no GPU here, and why).
+Executor& executor_for(const Executors& ex, const Implementation& impl);
+
 // A GPU that --device all or a list names: its index and its line ("1:
 // NVIDIA H200, GPU-..., PCI 00000000:00:07.0").
 struct NamedGpu {

@@ -102,8 +102,85 @@ class Count(unittest.TestCase):
         self.expect_error("count", "--impl", "nope", path, code=2, says="unknown implementation 'nope'")
         self.expect_error("count", "--impl", "openmp_read_floor", path, code=2, says="counts nothing")
         self.expect_error("count-bench", "-", code=2, says="regular file")
-        self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="CPU implementations that count")
+        self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="implementations that count")
+        self.expect_error("count-bench", path, "--impl", "read_floor", code=2, says="implementations that count")
         self.expect_error("count-bench", path, "--rounds", "0", code=2, says="rounds")
+        self.expect_error("count-bench", path, "--chunk", "16MiB", code=2, says="are for GPU implementations")
+        self.expect_error("count-bench", path, "--device", "0", code=2, says="are for GPU implementations")
+        for chunk in ("3000", "2GiB", "1MiB+1"):
+            self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", chunk, code=2, says="whole MiB")
+
+    def test_gpu_implementations_without_a_gpu_are_one_line(self):
+        if "[cannot run here]" not in run("list").stdout.decode():
+            self.skipTest("a GPU is here: GpuCount counts with it")
+        path = self.file_with(b"abc" * 1000)
+        for impl in ("lane_shared", "per_block", "cub"):
+            self.expect_error("count", "--impl", impl, path, code=1, says=f"implementation '{impl}' cannot run here")
+            self.expect_error("count-bench", path, "--impl", impl, "--no-save", code=1, says="cannot run here")
+
+
+class GpuCount(unittest.TestCase):
+    """`count --impl <GPU implementation>` streams a file through pinned chunks; it must equal the reference."""
+
+    CHUNK = 16 << 20  # count's GPU chunk (study/count.hpp, kGpuChunk)
+
+    def setUp(self):
+        if "[cannot run here]" in run("list").stdout.decode():
+            self.skipTest("no usable GPU here")
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def file_with(self, data: bytes) -> str:
+        path = os.path.join(self.dir.name, f"g{len(data)}")
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def count(self, *args, stdin=None) -> str:
+        out = run("count", *args, stdin=stdin)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout.decode()
+
+    def test_files_of_every_size_around_the_chunk_equal_the_reference(self):
+        for n in (2 * self.CHUNK + 4099, 100_003, 1, 0):
+            data = os.urandom(n)
+            path = self.file_with(data)
+            want = self.count("--impl", "reference", path)
+            self.assertEqual(want, independent_count(data))
+            for impl in ("lane_shared", "per_block", "cub"):
+                with self.subTest(bytes=n, impl=impl):
+                    self.assertEqual(self.count("--impl", impl, path), want)
+            self.assertEqual(self.count("--impl", "lane_shared", "--threads", "3", path), want)
+
+    def test_standard_input(self):
+        data = b"\x07" * (self.CHUNK + 5) + bytes(range(256)) * 611
+        for impl in ("lane_shared", "cub"):
+            with self.subTest(impl=impl):
+                self.assertEqual(self.count("--impl", impl, stdin=data), independent_count(data))
+
+    def test_count_bench_checks_times_and_saves(self):
+        path = self.file_with(bytes(range(256)) * 12288 + b"odd")  # 3 MiB + 3
+        out_dir = os.path.join(self.dir.name, "bench")
+        out = run("count-bench", path, "--impl", "lane_shared", "--rounds", "2", "--chunk", "1MiB", "-o", out_dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("of pinned host-to-device copies", out.stdout.decode())
+        saved = [os.path.join(out_dir, f) for f in os.listdir(out_dir)]
+        self.assertEqual(len(saved), 1)
+        with open(saved[0], encoding="utf-8") as f:
+            doc = json.load(f)
+        self.assertEqual(doc["backend"], "cuda")
+        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "h2d_pinned", "h2d_pinned_again", "pread_pinned"])
+        for e in doc["entries"]:
+            self.assertEqual(len(e["samples_s"]), 2)
+            self.assertTrue(all(s > 0 for s in e["samples_s"]))
+        self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]), (1 << 20, 4, 1 << 20))
+        self.assertEqual(doc["policy"]["counter_bits"], 64)
+        self.assertTrue(doc["device"]["name"])
+        self.assertIn("gpu_state_after", doc["environment"])
+        for ratio in ("count_pct_of_h2d", "control_pct_of_h2d", "count_pct_of_pread"):
+            self.assertGreater(doc[ratio], 0)
 
 
 class Generate(unittest.TestCase):

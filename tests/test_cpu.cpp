@@ -21,6 +21,7 @@
 #include "study/count.hpp"
 #include "study/error.hpp"
 #include "study/executor.hpp"
+#include "study/files.hpp"
 #include "study/harness.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
@@ -286,6 +287,142 @@ TEST_CASE("the chunk reader reports a read error from next(), and a reader left 
   }
   ::close(fds[1]);
   ::close(fds[0]);
+}
+
+namespace {
+
+// A file of `bytes` in the temporary folder, removed when it goes.
+struct TempFile {
+  std::filesystem::path path;
+  explicit TempFile(std::span<const std::uint8_t> bytes, const std::string& tag = "file")
+      : path(std::filesystem::temp_directory_path() /
+             ("histostudy-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(bytes.size()))) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+    REQUIRE(out);
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_t>>& buffers) {
+  std::vector<std::span<std::uint8_t>> spans;
+  for (auto& b : buffers) spans.emplace_back(b);
+  return spans;
+}
+
+// Takes every chunk of `source` as the GPU stream does (cuda/stream_count.cpp):
+// chunk k is given back only once k + 1 is taken, or (`at_once`) as soon as
+// it is taken. Checks the order and that no chunk is empty or short but the last.
+std::vector<std::uint8_t> take_all(hs::ChunkSource& source, std::size_t chunk, bool at_once) {
+  std::vector<std::uint8_t> got;
+  std::size_t seq = 0;
+  bool short_seen = false;
+  for (auto c = source.next(); !c.bytes.empty(); c = source.next(), ++seq) {
+    CHECK(c.seq == seq);
+    CHECK_FALSE(short_seen);
+    short_seen = c.bytes.size() < chunk;
+    CHECK(c.bytes.size() <= chunk);
+    got.insert(got.end(), c.bytes.begin(), c.bytes.end());
+    if (at_once) source.release(c.seq);
+    if (!at_once && c.seq > 0) source.release(c.seq - 1);
+  }
+  CHECK(source.next().bytes.empty());  // and stays ended
+  return got;
+}
+
+// A GpuStream that counts on the host, holding its chunks as the GPU's does
+// (take_all): what count_on_gpu and the readers do is checked without a GPU.
+class HostStream final : public hs::GpuStream {
+ public:
+  explicit HostStream(hs::ReadPlan plan) : ring_(std::size_t(plan.buffers), std::vector<std::uint8_t>(plan.chunk)) {}
+  std::vector<std::span<std::uint8_t>> buffers() override { return ring_of(ring_); }
+  hs::Bins count(hs::ChunkSource& source) override { return reference_of(take_all(source, ring_[0].size(), false)); }
+  void copy(std::uint64_t) override {}
+  const hs::LaunchPolicy& policy() const override { return policy_; }
+
+ private:
+  std::vector<std::vector<std::uint8_t>> ring_;
+  hs::LaunchPolicy policy_;
+};
+
+}  // namespace
+
+TEST_CASE("the file chunk reader gives a file's bytes in order, in whole chunks but the last, with any threads") {
+  constexpr std::size_t kPiece = 1000, kChunk = 3 * kPiece;
+  for (std::size_t n : {std::size_t(0), std::size_t(1), kPiece - 1, kPiece, kPiece + 1, kChunk, kChunk + 1,
+                        2 * kChunk + 4099, 7 * kChunk, 7 * kChunk + kPiece + 7}) {
+    const auto data = hs::make_input(hs::parse_input("uniform"), n);
+    const TempFile file(data, "chunks");
+    for (int buffers : {2, 3, 5})
+      for (int threads : {1, 2, 7})
+        for (bool at_once : {false, true}) {
+          INFO("bytes " << n << ", buffers " << buffers << ", threads " << threads << ", at once " << at_once);
+          std::vector<std::vector<std::uint8_t>> ring(static_cast<std::size_t>(buffers), std::vector<std::uint8_t>(kChunk));
+          const hs::Fd fd(hs::open_for_reading(file.path.string()));
+          hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), kPiece, threads);
+          CHECK(take_all(reader, kChunk, at_once) == data);
+        }
+  }
+}
+
+TEST_CASE("the file chunk reader refuses a ring it cannot use, reports a read error, and stops when left early") {
+  std::vector<std::vector<std::uint8_t>> one(1, std::vector<std::uint8_t>(2000)), odd(2, std::vector<std::uint8_t>(1500));
+  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", ring_of(one), 1000, 1), hs::Error);
+  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", ring_of(odd), 1000, 1), hs::Error);
+  std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(2000));
+  const int dir = ::open(HISTOSTUDY_SOURCE_DIR, O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir >= 0);
+  {
+    hs::FileChunkReader reader(dir, "a directory", ring_of(ring), 1000, 3);
+    CHECK_THROWS_WITH_AS(reader.next(), doctest::Contains("a directory"), hs::Error);
+  }
+  ::close(dir);
+  const auto data = hs::make_input(hs::parse_input("prose"), 100000);
+  const TempFile file(data, "early");
+  const hs::Fd fd(hs::open_for_reading(file.path.string()));
+  {
+    hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), 1000, 4);
+    CHECK(reader.next().bytes.size() == 2000);  // destroyed with chunks unread: its threads end
+  }
+}
+
+TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pipe, as the stream holds them") {
+  const std::uint64_t chunk = 2 * hs::kGpuPiece;
+  for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(4099), chunk - 1, 2 * chunk + 4099}) {
+    const auto data = hs::make_input(hs::parse_input("lesson_english"), n);
+    const TempFile file(data, "gpu-stream");
+    const auto want = reference_of(data);
+    for (int threads : {1, 3}) {
+      INFO("bytes " << n << ", threads " << threads);
+      HostStream stream({std::size_t(chunk), 2});
+      const hs::Fd fd(hs::open_for_reading(file.path.string()));
+      CHECK(hs::count_on_gpu(fd.get(), "file", stream, threads) == want);
+    }
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    std::thread writer([&] {
+      for (std::size_t at = 0; at < data.size();) {
+        const ssize_t w = ::write(fds[1], data.data() + at, std::min<std::size_t>(data.size() - at, 65536));
+        if (w <= 0) break;
+        at += std::size_t(w);
+      }
+      ::close(fds[1]);
+    });
+    HostStream stream({std::size_t(chunk), 2});
+    CHECK(hs::count_on_gpu(fds[0], "pipe", stream, 0) == want);
+    writer.join();
+    ::close(fds[0]);
+  }
+}
+
+TEST_CASE("a GPU implementation's plan for a file: whole pieces, no more than the file needs") {
+  CHECK(hs::gpu_file_plan(0).chunk == hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(1).chunk == hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(hs::kGpuPiece + 1).chunk == 2 * hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40).chunk == hs::kGpuChunk);
+  CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40, 4 * hs::kGpuPiece).chunk == 4 * hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(5).buffers == hs::kGpuBuffers);
+  CHECK(hs::kGpuChunk % hs::kGpuPiece == 0);
 }
 
 TEST_CASE("count_stream equals reference on a file of many chunks with any thread count") {

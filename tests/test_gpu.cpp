@@ -7,6 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -28,9 +30,11 @@
 #include "cuda/toolchains.hpp"
 #include "cuda/variants.hpp"
 #include "study/control.hpp"
+#include "study/count.hpp"
 #include "study/harness.hpp"
 #include "study/error.hpp"
 #include "study/executor.hpp"
+#include "study/files.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
 #include "study/sha256.hpp"
@@ -393,6 +397,109 @@ TEST_CASE("timing runs every variant, cold and hot, and leaves run_once exact") 
     else
       CHECK(out.byte_sum == hs::byte_sum(want));
   }
+}
+
+namespace {
+
+// The GPU implementations that count, in registry order.
+std::vector<const hs::Implementation*> counting_gpu_impls() {
+  std::vector<const hs::Implementation*> out;
+  for (const auto& impl : hs::implementations())
+    if (impl.backend == hs::Backend::cuda && impl.counts) out.push_back(&impl);
+  return out;
+}
+
+// `data` written to a file in the temporary folder, removed when it goes.
+struct TempFile {
+  std::filesystem::path path;
+  explicit TempFile(const std::vector<std::uint8_t>& data)
+      : path(std::filesystem::temp_directory_path() /
+             ("histostudy-gpu-stream-" + std::to_string(::getpid()) + "-" + std::to_string(data.size()))) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    REQUIRE(out);
+  }
+  ~TempFile() { std::filesystem::remove(path); }
+};
+
+// `data` through a pipe into count_on_gpu, written by another thread.
+hs::Bins count_pipe(const std::vector<std::uint8_t>& data, hs::GpuStream& stream) {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  std::thread writer([&] {
+    for (std::size_t at = 0; at < data.size();) {
+      const ssize_t w = ::write(fds[1], data.data() + at, std::min<std::size_t>(data.size() - at, 1 << 20));
+      if (w <= 0) break;
+      at += std::size_t(w);
+    }
+    ::close(fds[1]);
+  });
+  hs::Bins bins{};
+  try {
+    bins = hs::count_on_gpu(fds[0], "pipe", stream, 0);
+  } catch (...) {
+    writer.join();
+    ::close(fds[0]);
+    throw;
+  }
+  writer.join();
+  ::close(fds[0]);
+  return bins;
+}
+
+}  // namespace
+
+// histostudy count for GPU implementations (cuda/stream_count.hpp): sizes
+// around count's chunks and pieces, the file read by one or several threads.
+TEST_CASE("count streams a file through every GPU implementation exactly, at every size around its chunks") {
+  const std::uint64_t chunk = hs::kGpuChunk;
+  for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(4099), hs::kGpuPiece + 3, chunk - 1,
+                          chunk, 2 * chunk + 4099})
+    for (const std::string input : {"lesson_english", "one_byte"}) {
+      const auto data = hs::make_input(hs::parse_input(input), n);
+      const TempFile file(data);
+      const hs::Bins want = reference_of(data);
+      for (const auto* impl : counting_gpu_impls())
+        for (int threads : {1, 0}) {
+          INFO(impl->name << " on " << input << ", " << n << " bytes, threads " << threads);
+          CHECK(hs::first_mismatch(want, hs::count_stream(file.path.string(), *impl, gpu(), threads)) == std::nullopt);
+        }
+    }
+}
+
+TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again and again, and after an error") {
+  const auto data = hs::make_input(hs::parse_input("uniform"), 5 * hs::kGpuPiece + 4099);
+  const TempFile file(data);
+  const hs::Bins want = reference_of(data);
+  const int dir = ::open(std::filesystem::temp_directory_path().c_str(), O_RDONLY | O_DIRECTORY);
+  REQUIRE(dir >= 0);
+  for (const auto* impl : counting_gpu_impls()) {
+    INFO(impl->name);
+    const auto stream = hs::make_gpu_stream(gpu(), *impl, {hs::kGpuPiece, 2});
+    CHECK(stream->policy().counter_bits == 64);
+    for (int threads : {1, 4}) {
+      const hs::Fd fd(hs::open_for_reading(file.path.string()));
+      CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", *stream, threads)) == std::nullopt);
+      stream->copy(data.size());  // the bench's floor between two counts leaves them exact
+    }
+    CHECK(hs::first_mismatch(want, count_pipe(data, *stream)) == std::nullopt);
+    CHECK_THROWS_AS(hs::count_on_gpu(dir, "a directory", *stream, 2), hs::Error);
+    const hs::Fd fd(hs::open_for_reading(file.path.string()));
+    CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", *stream, 3)) == std::nullopt);
+    // Count's own plan for a stream: chunks of kGpuChunk, the last one short.
+    const auto longer = hs::make_input(hs::parse_input("prose"), 2 * hs::kGpuChunk + 4099);
+    const auto piped = hs::make_gpu_stream(gpu(), *impl, hs::read_plan(*impl));
+    CHECK(hs::first_mismatch(reference_of(longer), count_pipe(longer, *piped)) == std::nullopt);
+  }
+  ::close(dir);
+  // The study's own runs are unaffected by a stream's runs on the shared device.
+  gpu().load(data);
+  for (const auto* impl : counting_gpu_impls())
+    CHECK(hs::first_mismatch(want, gpu().run_once(*impl, gpu().resolve(*impl, defaults(), data.size(), 1), kAnywhere)
+                                       .bins) == std::nullopt);
+  CHECK_THROWS_AS(hs::make_gpu_stream(*hs::make_cpu_executor(), hs::find_implementation("lane_shared"),
+                                      {hs::kGpuPiece, 2}),
+                  hs::UsageError);
 }
 
 TEST_CASE("the nvcc executor names its toolchain and supports exactly the GPU variants") {

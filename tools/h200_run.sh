@@ -17,7 +17,7 @@
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
 # Stages: unpack build test sanitize study order placement cache perf blocks
-# (default: all, in that order), matrix, profile and fleet (on request); the logs
+# (default: all, in that order), matrix, profile, fleet and gcount (on request); the logs
 # are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
@@ -113,6 +113,71 @@ perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf
 
 # Issue 16: the subject and the peer beside the read floor from 1 MiB to 4 GiB.
 sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/sizes.txt" | tail -40; }
+
+# Issue 16 item 2: `histostudy count` for GPU implementations at the speed of
+# its input. Page-cached files of 1 GiB (uniform, one_byte) and 4 GiB + 3
+# (made at once, in /dev/shm where it has room); the new GPU suite cases, the
+# CLI's GpuCount tests and the hostile suite (a read error mid-file, GPU
+# implementations too); every file's count by lane_shared, per_block and cub
+# (and through a pipe) against the reference's, diffed; then count-bench of
+# lane_shared and cub on each file (count against pinned host-to-device
+# copies of as many bytes, in the same run), and lane_shared with 64 MiB
+# chunks, into $OUT/count-bench (7 files), and their table. About a minute.
+# Prints whether the output of COMMAND... equals the file WANT (the reference's count).
+same_as() {
+  local label=$1 want=$2
+  shift 2
+  if "$@" | cmp -s - "$want"; then echo "$label: equals reference"; else echo "$label: DIFFERS from reference"; return 1; fi
+}
+count_piped() { "$HS" count --impl "$1" - <"$2"; }
+
+gcount() {
+  local tmp=/dev/shm rc=0 f impl
+  [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $4}')" -gt $((8 << 20)) ] 2>/dev/null || tmp=${TMPDIR:-/tmp}
+  tmp=$(mktemp -d "$tmp/histostudy-gcount.XXXXXX")
+  local files=("$tmp/uniform-1GiB" "$tmp/one_byte-1GiB" "$tmp/uniform-4GiB+3")
+  local pids=() pid  # one core each, at once
+  "$HS" generate uniform -s 1GiB -o "${files[0]}" & pids+=($!)
+  "$HS" generate one_byte -s 1GiB -o "${files[1]}" & pids+=($!)
+  "$HS" generate uniform -s 4GiB+3 -o "${files[2]}" & pids+=($!)
+  for pid in "${pids[@]}"; do wait "$pid" || { echo "generate failed"; rc=1; }; done
+  cat "${files[@]}" >/dev/null
+  "$BUILD_DIR/tests/test_gpu" -tc="count streams*,a GPU stream*" >"$OUT/gcount-gpu-suite.log" 2>&1 &&
+    echo "gpu suite, stream cases: passed" || { echo "gpu suite, stream cases: FAILED"; tail -30 "$OUT/gcount-gpu-suite.log"; rc=1; }
+  python3 tests/test_cli.py "$HS" GpuCount >"$OUT/gcount-cli.log" 2>&1 &&
+    echo "cli GpuCount: passed" || { echo "cli GpuCount: FAILED"; tail -30 "$OUT/gcount-cli.log"; rc=1; }
+  meson test -C "$BUILD_DIR" hostile --print-errorlogs >"$OUT/gcount-hostile.log" 2>&1 &&
+    echo "hostile suite: passed" || { echo "hostile suite: FAILED"; tail -30 "$OUT/gcount-hostile.log"; rc=1; }
+  for f in "${files[@]}"; do
+    "$HS" count --impl reference "$f" >"$f.want"
+    for impl in lane_shared per_block cub; do
+      same_as "count --impl $impl ${f##*/}" "$f.want" "$HS" count --impl "$impl" "$f" || rc=1
+    done
+  done
+  same_as "count --impl lane_shared - <${files[0]##*/}" "${files[0]}.want" count_piped lane_shared "${files[0]}" || rc=1
+  mkdir -p "$OUT/count-bench"
+  for impl in lane_shared cub; do
+    for f in "${files[@]}"; do
+      "$HS" count-bench "$f" --impl "$impl" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+    done
+  done
+  "$HS" count-bench "${files[0]}" --impl lane_shared --chunk 64MiB -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  rm -rf "$tmp"
+  cat "$OUT/gcount.txt"
+  python3 - "$OUT/count-bench" <<'PY'
+import glob, json, os, sys
+print("| impl | file | chunk | count GB/s (p10-p90) | h2d_pinned GB/s | A/A | count % of h2d | pread_pinned GB/s | cached |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    d = json.load(open(path))
+    g = {e["name"]: e["gbps"] for e in d["entries"]}
+    print(f"| {d['impl']} | {os.path.basename(d['file']['path'])} | {d['chunk_bytes'] >> 20} MiB "
+          f"| {g['count']['median']:.1f} ({g['count']['p10']:.1f}-{g['count']['p90']:.1f}) "
+          f"| {g['h2d_pinned']['median']:.1f} | {d['control_pct_of_h2d']:.0f}% | **{d['count_pct_of_h2d']:.0f}%** "
+          f"| {g['pread_pinned']['median']:.1f} | {d['file']['page_cached_before']:.2f} |")
+PY
+  return $rc
+}
 
 # Claim C8: the baseline and privatized kernels at 64 to 1024 threads per block.
 blocks() { "$HS" run -e blocks -o "$OUT" 2>"$OUT/blocks-progress.log" >"$OUT/blocks.txt"; }
@@ -228,7 +293,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet "
+known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet gcount "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }

@@ -1,0 +1,31 @@
+// `histostudy count` for GPU implementations at the speed of its input
+// (issue 16, item 2): the GPU side of study/count.hpp's GpuStream.
+//
+// The readers (study/count.hpp: FileChunkReader's threads for a regular
+// file, ChunkReader for a pipe) fill a ring of pinned host buffers; each
+// chunk is copied with cudaMemcpyAsync on a copy stream into one of two
+// device buffers, and the implementation's kernels (or CUB) count it on the
+// shared device's stream as soon as its copy is done (an event between the
+// streams), adding into one set of 64-bit bins for the whole stream, read
+// back once at the end. A host buffer goes back to the readers only once
+// its copy is done, a device buffer is copied into again only once the
+// count of the chunk before in it is done. So reading (the host's cores),
+// copying (the copy engine) and counting (the SMs) overlap; before, a chunk
+// was read, loaded and counted in turn, and they alternated.
+//
+//   histostudy count --impl lane_shared FILE        histostudy count-bench FILE --impl lane_shared
+#pragma once
+#include <memory>
+
+#include "study/count.hpp"
+#include "study/executor.hpp"
+#include "study/registry.hpp"
+
+namespace hs::gpu {
+
+// The stream of `impl` (a GPU implementation that counts) on `executor` (a
+// GPU executor; UsageError otherwise): plan.buffers pinned host buffers and
+// two device buffers of plan.chunk bytes, allocated here, once.
+std::unique_ptr<GpuStream> make_stream_count(Executor& executor, const Implementation& impl, ReadPlan plan);
+
+}  // namespace hs::gpu
