@@ -1,7 +1,8 @@
-// Launch constants of our fastest kernels (fast_kernels.cuh), shared by the
-// kernels and their host plans (cuda/variants.cpp). Macros only, so nvcc,
-// NVRTC and the host compiler read the same values. The measurements
-// behind them are in fast_kernels.cuh's header.
+// Launch constants and argument structs of our fastest kernels
+// (fast_kernels.cuh), shared by the kernels and their host plans
+// (cuda/variants.cpp). Macros and plain structs of builtin types only, so
+// nvcc, NVRTC and the host compiler read the same values and layouts. The
+// measurements behind them are in fast_kernels.cuh's header.
 #ifndef HISTOSTUDY_FAST_CONSTANTS_CUH
 #define HISTOSTUDY_FAST_CONSTANTS_CUH
 
@@ -28,5 +29,27 @@
 // Rows one fold block adds (not tuned; the 1 GiB default grid of 396 folds
 // in 13 blocks).
 #define HS_FOLD_ROWS_PER_BLOCK 32
+
+// hs_lane_shared's one parameter: the n input bytes at `data`, and the rows
+// (256 32-bit sums a block, gridDim.x rows) its blocks store. Both kernels
+// take theirs as `const __grid_constant__` (read in place, never copied):
+// their hot loops then compile to the SASS they had as separate parameters
+// in every audited toolchain, where a by-value copy reordered
+// hs_lane_shared's (tools/codegen_audit.py --against the audit of c7429b3).
+struct hs_lane_shared_args {
+  const unsigned char* data;
+  unsigned long long n;
+  unsigned* rows;
+};
+static_assert(sizeof(hs_lane_shared_args) == 24, "host and device lay hs_lane_shared_args out alike");
+
+// hs_fold_rows' one parameter: the `row_count` rows hs_lane_shared stored,
+// and the global bins it adds them into (256 of its Counter type).
+struct hs_fold_args {
+  const unsigned* rows;
+  unsigned row_count;
+  void* bins;
+};
+static_assert(sizeof(hs_fold_args) == 24, "host and device lay hs_fold_args out alike");
 
 #endif  // HISTOSTUDY_FAST_CONSTANTS_CUH

@@ -110,12 +110,12 @@ __device__ __forceinline__ void hs_count_word(unsigned lane4, unsigned w) {
 // < 16 head and tail bytes. Contends on: no bank within an instruction; the
 // block's warps on the same words (atomics); nothing global. Writes: the
 // block's 256 sums as row blockIdx.x of `rows` (32-bit, plain stores);
-// hs_fold_rows adds the rows into the bins. `out` and `slice` are unused.
+// hs_fold_rows adds the rows into the bins.
 __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
-    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, void* out, unsigned slice,
-                   unsigned* __restrict__ rows) {
-  (void)out;
-  (void)slice;
+    hs_lane_shared(const __grid_constant__ hs_lane_shared_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  unsigned* __restrict__ rows = args.rows;
   constexpr int kUnroll = HS_LANE_SHARED_UNROLL;
   const unsigned lane = threadIdx.x & 31u;
   const unsigned warp = threadIdx.x >> 5;
@@ -171,13 +171,12 @@ __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
 // per bin, and the groups meet in shared memory. Contends on: the global
 // bins, one atomicAdd a bin a block: gridDim.x per bin. Launch assumptions:
 // blockDim.x = HS_FOLD_BLOCK; any grid; a bin's sum fits Counter (64-bit
-// when n x runs could overflow 32 bits). `data` and `n` are unused.
+// when n x runs could overflow 32 bits).
 template <typename Counter>
-__global__ void __launch_bounds__(HS_FOLD_BLOCK)
-    hs_fold_rows(const unsigned char* data, unsigned long long n, Counter* __restrict__ out, unsigned count,
-                 const unsigned* __restrict__ rows) {
-  (void)data;
-  (void)n;
+__global__ void __launch_bounds__(HS_FOLD_BLOCK) hs_fold_rows(const __grid_constant__ hs_fold_args args) {
+  const unsigned* __restrict__ rows = args.rows;
+  const unsigned count = args.row_count;
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
   __shared__ Counter group_sums[HS_FOLD_GROUPS][256];
   const unsigned bin = threadIdx.x & 255u;
   const unsigned group = threadIdx.x >> 8;

@@ -157,17 +157,17 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
 }
 
 void GpuExecutor::enqueue(const Prepared& run) {
+  // The current scratch: it only grows, in prepare().
+  enqueue(run, {device_->input(), device_->size(), run.out, device_->scratch(0)});
+}
+
+void GpuExecutor::enqueue(const Prepared& run, const Buffers& on) {
   if (run.library) {
-    device_->cub().enqueue(device_->input(), device_->size(), run.out, run.counter_bits, stream());
+    device_->cub().enqueue(on.data, on.n, on.out, run.counter_bits, stream());
     return;
   }
-  const unsigned char* data = device_->input();
-  unsigned long long n = device_->size();
-  void* out = run.out;
-  void* scratch = device_->scratch(0);  // the current buffer: it only grows, in prepare()
   for (const auto& l : run.plan) {
-    unsigned slice = l.slice;
-    void* args[] = {&data, &n, &out, &slice, &scratch};
+    KernelArgs args = l.args(on);
     launch(l, args);
   }
 }
