@@ -1,7 +1,8 @@
-// Launch constants of our fastest kernels (fast_kernels.cuh), shared by the
-// kernels and their host plans (cuda/variants.cpp). Macros only, so nvcc,
-// NVRTC and the host compiler read the same values. The measurements
-// behind them are in fast_kernels.cuh's header.
+// Launch constants and argument structs of our fastest kernels
+// (fast_kernels.cuh), shared by the kernels and their host plans
+// (cuda/variants.cpp). Macros and plain structs of builtin types only, so
+// nvcc, NVRTC and the host compiler read the same values and layouts. The
+// measurements behind them are in fast_kernels.cuh's header.
 #ifndef HISTOSTUDY_FAST_CONSTANTS_CUH
 #define HISTOSTUDY_FAST_CONSTANTS_CUH
 
@@ -28,5 +29,18 @@
 // L2's slices instead of meeting on the bins' 8 lines (20261201T1357Z_one_launch, round 1).
 #define HS_SPREAD_LINE_BYTES 128
 #define HS_SPREAD_BYTES (256 * HS_SPREAD_LINE_BYTES)
+
+// hs_lane_shared's one parameter: the n input bytes at `data`, the global
+// bins it adds into (256 of its Counter type), and its HS_SPREAD_BYTES of
+// spread entries. Taken as `const __grid_constant__` (read in place, never
+// copied): a by-value copy reordered the hot loop of the kernel before it
+// (tools/codegen_audit.py --against the audit of c7429b3).
+struct hs_lane_shared_args {
+  const unsigned char* data;
+  unsigned long long n;
+  void* bins;
+  void* spread;
+};
+static_assert(sizeof(hs_lane_shared_args) == 32, "host and device lay hs_lane_shared_args out alike");
 
 #endif  // HISTOSTUDY_FAST_CONSTANTS_CUH

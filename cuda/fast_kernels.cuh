@@ -182,19 +182,18 @@ __device__ __forceinline__ void hs_column_sums_by(F f) {
 // Reads: the input (hs_lane_count). Contends on: no bank within a shared
 // atomic instruction; the block's warps on the same words (atomics); in
 // global memory, gridDim.x 64-bit atomicAdds on each of 256 spread entries,
-// one 128-byte line apiece, and one atomicAdd a bin into `out` by the block
-// that arrives last there. Writes: the bins (added into, like every
+// one 128-byte line apiece, and one atomicAdd a bin into the bins by the
+// block that arrives last there. Writes: the bins (added into, like every
 // kernel); the spread entries, left zero.
 template <typename Counter>
 __global__ void __launch_bounds__(HS_LANE_SHARED_MAX_BLOCK)
-    hs_lane_shared(const unsigned char* __restrict__ data, unsigned long long n, Counter* __restrict__ out,
-                   unsigned slice, unsigned* spread) {
-  (void)slice;
-  hs_lane_count(data, n);
+    hs_lane_shared(const __grid_constant__ hs_lane_shared_args args) {
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
+  char* spread = static_cast<char*>(args.spread);
+  hs_lane_count(args.data, args.n);
   auto arrive = [spread, out](unsigned bin, unsigned sum) {
     constexpr unsigned long long kArrival = 1ull << HS_ARRIVAL_SHIFT;
-    unsigned long long* entry =
-        reinterpret_cast<unsigned long long*>(reinterpret_cast<char*>(spread) + bin * HS_SPREAD_LINE_BYTES);
+    unsigned long long* entry = reinterpret_cast<unsigned long long*>(spread + bin * HS_SPREAD_LINE_BYTES);
     const unsigned long long mine = kArrival + sum;
     const unsigned long long before = atomicAdd(entry, mine);
     if ((before >> HS_ARRIVAL_SHIFT) != gridDim.x - 1u) return;

@@ -11,13 +11,14 @@
 //               histogram must at least spend reading its input.
 //                                          build/histostudy run --impl read_floor
 //
-// Both add the input's byte sum into out[0] with ONE atomicAdd per block, so
+// Both add the input's byte sum into *args.sum with ONE atomicAdd per block, so
 // the compiler cannot drop the reads and the harness can check the result
 // (it equals the byte sum of the CPU reference histogram).
 //
 // Launch assumptions (both): 1-D grid and block; any blockDim.x in 1..1024
 // (not only multiples of 32), any gridDim.x, any n including 0; 256 bytes of
-// static shared memory; no dynamic shared memory; `slice` is unused.
+// static shared memory; no dynamic shared memory; one parameter,
+// hs_floor_args (floor_constants.cuh).
 #ifndef HISTOSTUDY_FLOOR_KERNELS_CUH
 #define HISTOSTUDY_FLOOR_KERNELS_CUH
 
@@ -48,14 +49,19 @@ __device__ __forceinline__ unsigned long long hs_block_sum(unsigned long long v)
 
 // Reads: every byte once, one 1-byte load each, grid-stride over single
 // bytes (the lesson's access pattern). Contends on: nothing per byte; one
-// 64-bit global atomicAdd per block into out[0].
-__global__ void hs_sum_bytes(const unsigned char* __restrict__ data, unsigned long long n,
-                             unsigned long long* __restrict__ out, unsigned slice) {
-  (void)slice;
+// 64-bit global atomicAdd per block into *args.sum.
+__global__ void hs_sum_bytes(hs_floor_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  unsigned long long* __restrict__ out = args.sum;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   unsigned long long sum = 0;  // 64-bit: one thread may read all n bytes (grid 1, block 1)
+  // __ldg: the read-only load it had as a __restrict__ parameter, which no
+  // toolchain before NVRTC 13.4 infers for this __restrict__ local past
+  // hs_block_sum's shuffles (tools/codegen_audit.py --against the audit of
+  // c7429b3).
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-    sum += data[i];
+    sum += __ldg(data + i);
   sum = hs_block_sum(sum);
   if (threadIdx.x == 0) atomicAdd(out, sum);
 }
@@ -94,10 +100,11 @@ __device__ __forceinline__ void hs_for_edge_bytes(const hs_aligned_input& in, co
 // before the first aligned address and the < 16 tail bytes after the body.
 // Bytes are summed four at a time with __vsadu4 (sum of absolute byte
 // differences against zero). Contends on: nothing per byte; one 64-bit
-// global atomicAdd per block into out[0].
-__global__ void hs_read_floor(const unsigned char* __restrict__ data, unsigned long long n,
-                              unsigned long long* __restrict__ out, unsigned slice) {
-  (void)slice;
+// global atomicAdd per block into *args.sum.
+__global__ void hs_read_floor(hs_floor_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  unsigned long long* __restrict__ out = args.sum;
   const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   const hs_aligned_input in = hs_align_input(data, n);

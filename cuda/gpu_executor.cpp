@@ -165,17 +165,14 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
 
 void GpuExecutor::enqueue(const Prepared& run) { enqueue(run, device_->input(), device_->size()); }
 
-void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::uint64_t bytes) {
+void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::uint64_t n) {
   if (run.library) {
-    device_->cub().enqueue(data, bytes, run.out, run.counter_bits, stream());
+    device_->cub().enqueue(data, n, run.out, run.counter_bits, stream());
     return;
   }
-  unsigned long long n = bytes;
-  void* out = run.out;
-  void* scratch = device_->scratch(0);  // the current buffer: it only grows, in prepare()
+  const Buffers on{data, n, run.out, device_->scratch(0)};  // the current scratch: it only grows, in prepare()
   for (const auto& l : run.plan) {
-    unsigned slice = l.slice;
-    void* args[] = {&data, &n, &out, &slice, &scratch};
+    KernelArgs args = l.args(on);
     launch(l, args);
   }
 }

@@ -53,6 +53,7 @@ class GpuExecutor : public Executor {
     std::vector<KernelLaunch> plan;
   };
   Prepared prepare(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement);
+  // On the shared device's input, the run's output and the scratch.
   void enqueue(const Prepared& run);
   // The same over data[0, n) of device memory other than the loaded input
   // (a streamed chunk, cuda/stream_count.cpp), on the shared stream: a run
@@ -63,9 +64,9 @@ class GpuExecutor : public Executor {
   SharedDevice& shared() const { return *device_; }
 
  protected:
-  // Starts one kernel of a plan on stream() with `args` = {&data, &n, &out,
-  // &slice, &scratch} (KernelLaunch's parameter list). Must check the launch.
-  virtual void launch(const KernelLaunch& launch, void** args) = 0;
+  // Starts one kernel of a plan on stream() with `args` (its one
+  // parameter, packed by launch.args). Must check the launch.
+  virtual void launch(const KernelLaunch& launch, KernelArgs& args) = 0;
   // Blocks of `kernel` (a name expression) one SM holds at once with that
   // block size and dynamic shared memory: the occupancy API of this code.
   virtual int blocks_per_sm(const std::string& kernel, int block, std::size_t dynamic_shared) const = 0;

@@ -14,7 +14,7 @@
 //                                          build/histostudy run --impl per_warp
 //   partitioned  hs_partitioned<Counter, Width>: one pass of the lesson's
 //                exercise ("histogramPartitioned"): privatizes the Width =
-//                256/P bins [slice, slice + Width); a run is P launches.
+//                256/P bins [first_bin, first_bin + Width); a run is P launches.
 //                                          build/histostudy run --impl partitioned --passes 4
 //
 // Counter is the global bin type, unsigned int or unsigned long long: the
@@ -28,6 +28,7 @@
 // launch, so the bytes one block reads in one launch (at most
 // ceil(n / (gridDim.x * blockDim.x)) * blockDim.x) must be < 2^32: the
 // variants' resolve (cuda/variants.cpp) refuses launches that could exceed it.
+// One parameter, hs_lesson_args (lesson_constants.cuh).
 #ifndef HISTOSTUDY_LESSON_KERNELS_CUH
 #define HISTOSTUDY_LESSON_KERNELS_CUH
 
@@ -38,9 +39,10 @@
 // atomics), all threads of the grid on the same 256 addresses.
 // Shared memory: none.
 template <typename Counter>
-__global__ void hs_global(const unsigned char* __restrict__ data, unsigned long long n,
-                          Counter* __restrict__ out, unsigned slice) {
-  (void)slice;
+__global__ void hs_global(hs_lesson_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
     atomicAdd(&out[data[i]], Counter(1));
@@ -52,9 +54,10 @@ __global__ void hs_global(const unsigned char* __restrict__ data, unsigned long 
 // exactly 256 atomicAdds per block (gridDim.x * 256 in all; zero bins are
 // merged too, so the count is exact). Shared memory: 1 KiB static.
 template <typename Counter>
-__global__ void hs_per_block(const unsigned char* __restrict__ data, unsigned long long n,
-                             Counter* __restrict__ out, unsigned slice) {
-  (void)slice;
+__global__ void hs_per_block(hs_lesson_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
   __shared__ unsigned int bins[HS_LESSON_BINS];
   for (unsigned b = threadIdx.x; b < 256u; b += blockDim.x) bins[b] = 0;
   __syncthreads();
@@ -76,9 +79,10 @@ extern __shared__ unsigned int hs_warp_copies[];
 // Shared memory: ceil(blockDim.x / 32) KiB dynamic (a partial last warp gets
 // its own copy).
 template <typename Counter>
-__global__ void hs_per_warp(const unsigned char* __restrict__ data, unsigned long long n,
-                            Counter* __restrict__ out, unsigned slice) {
-  (void)slice;
+__global__ void hs_per_warp(hs_lesson_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
   const unsigned copies = (blockDim.x + 31u) >> 5;
   const unsigned counters = copies * 256u;
   for (unsigned c = threadIdx.x; c < counters; c += blockDim.x) hs_warp_copies[c] = 0;
@@ -96,26 +100,29 @@ __global__ void hs_per_warp(const unsigned char* __restrict__ data, unsigned lon
 }
 
 // Reads: every byte once per pass (a run of P passes reads P * n bytes),
-// one 1-byte load each, grid-stride over single bytes; bytes outside
-// [slice, slice + Width) are read and skipped. Contends on: the block's Width
-// shared counters (one shared atomicAdd per byte in the slice), then the
-// global bins [slice, slice + Width) with exactly Width atomicAdds per block,
-// so the P passes together make gridDim.x * 256. Shared memory: Width * 4
-// bytes static. `slice` must be a multiple of Width below 256.
+// one 1-byte load each, grid-stride over single bytes; bytes outside the
+// slice [first_bin, first_bin + Width) are read and skipped. Contends on:
+// the block's Width shared counters (one shared atomicAdd per byte in the
+// slice), then the global bins of the slice with exactly Width atomicAdds
+// per block, so the P passes together make gridDim.x * 256. Shared memory:
+// Width * 4 bytes static. `first_bin` must be a multiple of Width below 256.
 template <typename Counter, unsigned Width>
-__global__ void hs_partitioned(const unsigned char* __restrict__ data, unsigned long long n,
-                               Counter* __restrict__ out, unsigned slice) {
+__global__ void hs_partitioned(hs_lesson_args args) {
+  const unsigned char* __restrict__ data = args.data;
+  const unsigned long long n = args.n;
+  Counter* __restrict__ out = static_cast<Counter*>(args.bins);
+  const unsigned first_bin = args.first_bin;
   static_assert(Width >= 1 && Width <= 256 && 256 % Width == 0, "Width must divide 256");
   __shared__ unsigned int bins[Width];
   for (unsigned b = threadIdx.x; b < Width; b += blockDim.x) bins[b] = 0;
   __syncthreads();
   const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
   for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const unsigned bin = unsigned(data[i]) - slice;  // wraps to a huge value below the slice
+    const unsigned bin = unsigned(data[i]) - first_bin;  // wraps to a huge value below the slice
     if (bin < Width) atomicAdd(&bins[bin], 1u);
   }
   __syncthreads();
-  for (unsigned b = threadIdx.x; b < Width; b += blockDim.x) atomicAdd(&out[slice + b], Counter(bins[b]));
+  for (unsigned b = threadIdx.x; b < Width; b += blockDim.x) atomicAdd(&out[first_bin + b], Counter(bins[b]));
 }
 
 // Every instantiation the plans (cuda/variants.cpp) can name, for the table

@@ -109,9 +109,10 @@ class ModuleExecutor final : public GpuExecutor {
   }
 
  protected:
-  void launch(const KernelLaunch& l, void** args) override {
+  void launch(const KernelLaunch& l, KernelArgs& args) override {
+    void* params[] = {args.data()};
     HS_CUDA(driver_.cuLaunchKernel(opted_in(l.kernel, l.shared_bytes), l.grid, 1, 1, l.block, 1, 1,
-                                   unsigned(l.shared_bytes), stream(), args, nullptr));
+                                   unsigned(l.shared_bytes), stream(), params, nullptr));
   }
 
   int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {

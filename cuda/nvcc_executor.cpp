@@ -33,7 +33,7 @@ std::vector<std::string> built_archs() {
 class NvccExecutor final : public GpuExecutor {
  public:
   explicit NvccExecutor(std::shared_ptr<SharedDevice> device) : GpuExecutor(std::move(device)) {
-    for (const auto& [name, kernel] : nvcc::kernel_table()) kernels_.emplace(std::string(name), kernel);
+    for (const auto& kernel : nvcc::kernel_table()) kernels_.emplace(std::string(kernel.name), kernel);
     for (const auto& name : kernel_names())
       if (!kernels_.count(name)) throw Error("nvcc executor: no compiled kernel for " + name);
     // Load every kernel now: a binary without code for this GPU says so
@@ -41,7 +41,7 @@ class NvccExecutor final : public GpuExecutor {
     // default) cannot land in a timed launch.
     for (const auto& [name, kernel] : kernels_) {
       cudaFuncAttributes attributes{};
-      const cudaError_t probed = cudaFuncGetAttributes(&attributes, kernel);
+      const cudaError_t probed = cudaFuncGetAttributes(&attributes, kernel.stub);
       if (no_code_for_device(probed)) no_code(probed);
       HS_CUDA(probed);
     }
@@ -76,10 +76,14 @@ class NvccExecutor final : public GpuExecutor {
   }
 
  protected:
-  void launch(const KernelLaunch& l, void** args) override {
-    const void* kernel = opted_in(l.kernel, l.shared_bytes);
+  void launch(const KernelLaunch& l, KernelArgs& args) override {
+    const nvcc::Kernel& kernel = opted_in(l.kernel, l.shared_bytes);
+    if (args.size() != kernel.param_bytes)
+      throw Error("nvcc executor: " + l.kernel + " takes a " + std::to_string(kernel.param_bytes) +
+                  "-byte argument struct; its plan packed " + std::to_string(args.size()) + " bytes");
+    void* params[] = {args.data()};
     const cudaError_t launched =
-        cudaLaunchKernel(kernel, dim3(l.grid), dim3(l.block), args, l.shared_bytes, stream());
+        cudaLaunchKernel(kernel.stub, dim3(l.grid), dim3(l.block), params, l.shared_bytes, stream());
     if (no_code_for_device(launched)) no_code(launched);
     HS_CUDA(launched);
     HS_CUDA(cudaGetLastError());
@@ -87,23 +91,22 @@ class NvccExecutor final : public GpuExecutor {
 
   int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {
     int blocks = 0;
-    HS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared), block,
+    HS_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared).stub, block,
                                                           dynamic_shared));
     return blocks;
   }
 
  private:
-  // The kernel's host stub, opted in to `shared` bytes of dynamic shared
-  // memory where that is beyond the default per-block limit (once per
-  // kernel and size).
-  const void* opted_in(const std::string& name, std::size_t shared) const {
+  // The kernel, opted in to `shared` bytes of dynamic shared memory where
+  // that is beyond the default per-block limit (once per kernel and size).
+  const nvcc::Kernel& opted_in(const std::string& name, std::size_t shared) const {
     const auto found = kernels_.find(name);
     if (found == kernels_.end()) throw Error("nvcc executor: no compiled kernel for " + name);
-    const void* kernel = found->second;
+    const nvcc::Kernel& kernel = found->second;
     if (shared > limits().shared_per_block) {
-      auto& opted = opted_in_[kernel];
+      auto& opted = opted_in_[kernel.stub];
       if (opted < shared) {
-        HS_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+        HS_CUDA(cudaFuncSetAttribute(kernel.stub, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
         opted = shared;
       }
     }
@@ -118,7 +121,7 @@ class NvccExecutor final : public GpuExecutor {
                       std::to_string(limits().cc_minor));
   }
 
-  std::unordered_map<std::string, const void*> kernels_;
+  std::unordered_map<std::string, nvcc::Kernel> kernels_;
   mutable std::unordered_map<const void*, std::size_t> opted_in_;
 };
 

@@ -8,14 +8,22 @@
 #include "cuda/floor_kernels.cuh"
 #include "cuda/lesson_kernels.cuh"
 
-// {"hs_partitioned<unsigned int, 256>", &hs_partitioned<unsigned int, 256>}:
-// variadic, so template arguments with commas pass whole.
-#define HS_NVCC_ENTRY(...) {#__VA_ARGS__, reinterpret_cast<const void*>(&__VA_ARGS__)},
-
 namespace hs::gpu::nvcc {
+namespace {
 
-const std::vector<std::pair<std::string_view, const void*>>& kernel_table() {
-  static const std::vector<std::pair<std::string_view, const void*>> table = {
+template <typename Args>
+constexpr std::size_t param_bytes(void (*)(Args)) {
+  return sizeof(Args);
+}
+
+}  // namespace
+
+// {"hs_partitioned<unsigned int, 256>", &hs_partitioned<unsigned int, 256>, 32}:
+// variadic, so template arguments with commas pass whole.
+#define HS_NVCC_ENTRY(...) {#__VA_ARGS__, reinterpret_cast<const void*>(&__VA_ARGS__), param_bytes(&__VA_ARGS__)},
+
+const std::vector<Kernel>& kernel_table() {
+  static const std::vector<Kernel> table = {
       HS_FLOOR_KERNELS(HS_NVCC_ENTRY) HS_LESSON_KERNELS(HS_NVCC_ENTRY) HS_FAST_KERNELS(HS_NVCC_ENTRY)};
   return table;
 }

@@ -108,11 +108,14 @@ LaunchPolicy resolve_read_floor(LaunchPolicy requested, std::uint64_t, int, cons
   return resolve_floor(requested, target.limits, "read_floor");
 }
 
+// The input, and the 64-bit byte sum as the output.
+KernelArgs floor_args(const Buffers& b) { return hs_floor_args{b.data, b.n, static_cast<unsigned long long*>(b.out)}; }
+
 std::vector<KernelLaunch> plan_sum_bytes(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_sum_bytes", unsigned(p.grid), unsigned(p.block), 0, 0}};
+  return {{.kernel = "hs_sum_bytes", .grid = unsigned(p.grid), .block = unsigned(p.block), .args = floor_args}};
 }
 std::vector<KernelLaunch> plan_read_floor(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_read_floor", unsigned(p.grid), unsigned(p.block), 0, 0}};
+  return {{.kernel = "hs_read_floor", .grid = unsigned(p.grid), .block = unsigned(p.block), .args = floor_args}};
 }
 
 // ---- global -------------------------------------------------------------
@@ -125,8 +128,12 @@ LaunchPolicy resolve_global(LaunchPolicy requested, std::uint64_t n, int runs, c
   return p;
 }
 
+// The input and the bins, all 256 counted by one launch.
+KernelArgs lesson_args(const Buffers& b) { return hs_lesson_args{b.data, b.n, b.out, 0}; }
+
 std::vector<KernelLaunch> plan_global(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_global<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block), 0, 0}};
+  return {{.kernel = "hs_global<" + counter_type(p.counter_bits) + ">", .grid = unsigned(p.grid),
+           .block = unsigned(p.block), .args = lesson_args}};
 }
 
 // ---- per_block ----------------------------------------------------------
@@ -149,7 +156,8 @@ LaunchPolicy resolve_per_block(LaunchPolicy requested, std::uint64_t n, int runs
 }
 
 std::vector<KernelLaunch> plan_per_block(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_per_block<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block), 0, 0}};
+  return {{.kernel = "hs_per_block<" + counter_type(p.counter_bits) + ">", .grid = unsigned(p.grid),
+           .block = unsigned(p.block), .args = lesson_args}};
 }
 
 // ---- per_warp -----------------------------------------------------------
@@ -161,8 +169,8 @@ LaunchPolicy resolve_per_warp(LaunchPolicy requested, std::uint64_t n, int runs,
 }
 
 std::vector<KernelLaunch> plan_per_warp(const LaunchPolicy& p, std::uint64_t) {
-  return {{"hs_per_warp<" + counter_type(p.counter_bits) + ">", unsigned(p.grid), unsigned(p.block),
-           std::size_t(p.shared_bytes), 0}};
+  return {{.kernel = "hs_per_warp<" + counter_type(p.counter_bits) + ">", .grid = unsigned(p.grid),
+           .block = unsigned(p.block), .shared_bytes = std::size_t(p.shared_bytes), .args = lesson_args}};
 }
 
 // ---- partitioned --------------------------------------------------------
@@ -185,9 +193,13 @@ LaunchPolicy resolve_partitioned(LaunchPolicy requested, std::uint64_t n, int ru
 std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t) {
   const int width = kBins / p.passes;
   std::vector<KernelLaunch> launches;
-  for (int pass = 0; pass < p.passes; ++pass)
-    launches.push_back({partitioned_kernel(p.counter_bits, width), unsigned(p.grid), unsigned(p.block), 0,
-                        unsigned(pass * width)});
+  for (int pass = 0; pass < p.passes; ++pass) {
+    const unsigned first_bin = unsigned(pass * width);
+    launches.push_back({.kernel = partitioned_kernel(p.counter_bits, width), .grid = unsigned(p.grid),
+                        .block = unsigned(p.block), .args = [first_bin](const Buffers& b) -> KernelArgs {
+                          return hs_lesson_args{b.data, b.n, b.out, first_bin};
+                        }});
+  }
   return launches;
 }
 
@@ -247,13 +259,15 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
   return p;
 }
 
+// The input, the bins, and the scratch for the spread entries.
+KernelArgs lane_shared_args(const Buffers& b) { return hs_lane_shared_args{b.data, b.n, b.out, b.scratch}; }
+
 // One launch; its spread entries live in the scratch, zeroed once by the
 // executor and left zero by every launch.
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
-  KernelLaunch count{lane_shared_kernel(p.counter_bits), unsigned(p.grid), unsigned(p.block),
-                     std::size_t(p.shared_bytes), 0, HS_SPREAD_BYTES};
-  count.zeroed_scratch = true;
-  return {count};
+  return {{.kernel = lane_shared_kernel(p.counter_bits), .grid = unsigned(p.grid), .block = unsigned(p.block),
+           .shared_bytes = std::size_t(p.shared_bytes), .scratch_bytes = HS_SPREAD_BYTES, .zeroed_scratch = true,
+           .args = lane_shared_args}};
 }
 
 // ---- cub ----------------------------------------------------------------

@@ -6,9 +6,11 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "study/executor.hpp"
@@ -34,23 +36,46 @@ struct LaunchTarget {
   std::function<int(const std::string& kernel, int block, std::size_t dynamic_shared)> blocks_per_sm;
 };
 
-// One kernel launch of a run. Every kernel has the same parameter list,
-// (const unsigned char* data, unsigned long long n, Out* out, unsigned
-// slice), and may take a fifth, `unsigned* scratch`: the executor passes
-// all five (a kernel reads only the parameters it declares), so the nvcc
-// and NVRTC executors launch any of them the same way.
+// The device buffers one run of a plan works on.
+struct Buffers {
+  const unsigned char* data = nullptr;  // the input
+  std::uint64_t n = 0;                  // its bytes
+  void* out = nullptr;                  // the 256 bins (of the policy's counter width), or a floor's byte sum
+  void* scratch = nullptr;              // at least the plan's scratch_bytes
+};
+
+// A kernel's one parameter: its family's argument struct (cuda/*_constants.cuh),
+// by value, as the bytes cudaLaunchKernel and cuLaunchKernel copy.
+class KernelArgs {
+ public:
+  template <typename Args>
+  KernelArgs(const Args& args) : size_(sizeof args) {  // implicit: a plan returns its family's struct
+    static_assert(std::is_trivially_copyable_v<Args> && sizeof(Args) <= kMaxBytes && alignof(Args) <= kAlign);
+    std::memcpy(bytes_, &args, sizeof args);
+  }
+  void* data() { return bytes_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  static constexpr std::size_t kMaxBytes = 64, kAlign = 16;
+  alignas(kAlign) unsigned char bytes_[kMaxBytes];
+  std::size_t size_;
+};
+
+// One kernel launch of a run. `args` packs the kernel's argument struct
+// from the buffers when the run is enqueued, so one plan runs on any
+// buffers, under any executor (nvcc's, or a module's).
 struct KernelLaunch {
   std::string kernel;        // name expression in the device sources, e.g. "hs_per_block<unsigned int>"
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
-  unsigned slice = 0;        // the kernel's fourth argument (a pass's first bin)
-  // GPU memory every launch of the run gets as its fifth argument
-  // (lane_shared's spread entries); no launch may expect what it holds
-  // unless it says zeroed_scratch.
+  // GPU memory the run's buffers must have as scratch (lane_shared's spread
+  // entries); no launch may expect what it holds unless it says zeroed_scratch.
   std::size_t scratch_bytes = 0;
   // The launch expects the scratch's first scratch_bytes zero and leaves
-  // them zero; prepare() zeroes them once, outside any timed region.
+  // them zero; prepare() zeroes them, outside any timed region.
   bool zeroed_scratch = false;
+  std::function<KernelArgs(const Buffers&)> args;
 };
 
 struct Variant {

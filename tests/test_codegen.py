@@ -33,9 +33,10 @@ def libraries():
     return [str(next((ROOT / ".deps" / "nvrtc" / r).glob("nvidia/*/lib/libnvrtc.so.[0-9]*"))) for r in RELEASES]
 
 
-def audit_into(folder):
+def audit_into(folder, *options):
     result = subprocess.run([sys.executable, ROOT / "tools" / "codegen_audit.py", "--histostudy", EXE,
-                             "--nvrtc", *libraries(), "-o", folder], capture_output=True, text=True, timeout=1200)
+                             "--nvrtc", *libraries(), *options, "-o", folder], capture_output=True, text=True,
+                            timeout=1200)
     if result.returncode != 0:
         fail(f"the audit failed:\n{result.stdout}{result.stderr}")
     return json.loads((pathlib.Path(folder) / "codegen-audit.json").read_text())
@@ -56,7 +57,8 @@ def check_well_formed(audit, folder):
         fail(f"records missing or repeated: {sorted(wanted - keys)[:5]}")
     for r in audit["records"]:
         where = f"{r['kernel']} {r['toolchain']} {r['arch']}"
-        if not (SHA256.fullmatch(r["cubin_sha256"]) and SHA256.fullmatch(r["sass_sha256"])):
+        if not all(SHA256.fullmatch(h) for h in (r["cubin_sha256"], r["sass_sha256"], r["sass_shape_sha256"],
+                                                   r["hot_loop"]["sha256"], r["hot_loop"]["shape_sha256"])):
             fail(f"{where}: malformed hashes")
         if any(not isinstance(r[k], int) or r[k] < 0 for k in RESOURCES) or r["registers"] == 0:
             fail(f"{where}: bad resource counts {[r[k] for k in RESOURCES]}")
@@ -71,6 +73,28 @@ def check_well_formed(audit, folder):
         fail("PTX records missing or malformed")
     if "## nvrtc" not in (pathlib.Path(folder) / "codegen-audit.md").read_text():
         fail("codegen-audit.md holds no comparison")
+
+
+def check_against_itself(audit, folder):
+    """An audit --against one of the same sources finds every build identical."""
+    builds = len(audit["records"])
+    said = f"Of the {builds} builds both audits hold (same kernel, toolchain and arch), {builds} compile to identical"
+    if said not in (pathlib.Path(folder) / "codegen-audit.md").read_text():
+        fail(f"--against an audit of the same sources does not say: {said}")
+
+
+def check_shapes():
+    """Shape hashes ignore register numbers, labels and parameter offsets, and nothing else."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from codegen_audit import shape_sha256
+    old = ["LDC R1, c[0x0][0x28]", "IADD3 R4, P0, R9, c[0x0][0x210], RZ", "@!P0 BRA `(.L_x_8)"]
+    moved = ["LDC R1, c[0x0][0x28]", "IADD3 R7, P2, R11, c[0x0][0x220], RZ", "@!P2 BRA `(.L_x_3)"]
+    if shape_sha256(old, (0x210, 24)) != shape_sha256(moved, (0x210, 24)):
+        fail("shape hashes differ for code that differs only in registers, labels and parameter offsets")
+    for other in (["LDC R1, c[0x0][0x2c]", *moved[1:]], [moved[0], moved[1].replace("IADD3", "IMAD"), moved[2]],
+                  [moved[0], moved[1].replace("R7, P2, R11", "R7, P2, R7"), moved[2]]):
+        if shape_sha256(old, (0x210, 24)) == shape_sha256(other, (0x210, 24)):
+            fail(f"shape hashes agree for other code: {other}")
 
 
 def check_modules(folder):
@@ -101,9 +125,11 @@ def main():
         print(f"skipped: the NVRTC/nvdisasm wheels cannot be installed:\n{installed.stderr}")
         return 77
     with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+        check_shapes()
         audit = audit_into(first)
         check_well_formed(audit, first)
-        again = audit_into(second)
+        again = audit_into(second, "--against", pathlib.Path(first) / "codegen-audit.json")
+        check_against_itself(audit, second)
         hashes = [{(c["toolchain"], c["arch"]): c["sha256"] for c in a["cubins"]} for a in (audit, again)]
         if hashes[0] != hashes[1]:
             fail(f"cubin hashes differ between two runs: {hashes}")

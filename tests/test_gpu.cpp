@@ -24,6 +24,7 @@
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "cuda/check.hpp"
 #include "cuda/fast_constants.cuh"
+#include "cuda/floor_constants.cuh"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
@@ -85,8 +86,8 @@ const hs::Implementation& library_impl() {
 
 // The kernel nvcc compiled for a name expression.
 const void* nvcc_kernel(const std::string& name) {
-  for (const auto& [entry, kernel] : hs::gpu::nvcc::kernel_table())
-    if (entry == name) return kernel;
+  for (const auto& kernel : hs::gpu::nvcc::kernel_table())
+    if (kernel.name == name) return kernel.stub;
   FAIL("no compiled kernel " << name);
   return nullptr;
 }
@@ -265,11 +266,9 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
       const auto want = reference_of({data.data() + offset, n});
       HS_CUDA(cudaMemset(bins, 0, 256 * sizeof(unsigned)));
       for (const auto& launch : plan) {
-        const unsigned char* in = static_cast<const unsigned char*>(raw) + offset;
-        unsigned long long count = n;
-        unsigned slice = launch.slice;
-        void* args[] = {&in, &count, &bins, &slice, &scratch};
-        HS_CUDA(cudaLaunchKernel(nvcc_kernel(launch.kernel), dim3(launch.grid), dim3(launch.block), args,
+        hs::gpu::KernelArgs args = launch.args({static_cast<const unsigned char*>(raw) + offset, n, bins, scratch});
+        void* params[] = {args.data()};
+        HS_CUDA(cudaLaunchKernel(nvcc_kernel(launch.kernel), dim3(launch.grid), dim3(launch.block), params,
                                  launch.shared_bytes, nullptr));
         HS_CUDA(cudaGetLastError());
       }
@@ -292,24 +291,22 @@ TEST_CASE("the floors read misaligned buffers: head, body and tail") {
   HS_CUDA(cudaMalloc(&raw, data.size()));
   HS_CUDA(cudaMalloc(reinterpret_cast<void**>(&sum), sizeof *sum));
   HS_CUDA(cudaMemcpy(raw, data.data(), data.size(), cudaMemcpyHostToDevice));
-  for (const auto& [name, kernel] : hs::gpu::nvcc::kernel_table()) {
-    if (name != "hs_read_floor" && name != "hs_sum_bytes") continue;
+  for (const auto& kernel : hs::gpu::nvcc::kernel_table()) {
+    if (kernel.name != "hs_read_floor" && kernel.name != "hs_sum_bytes") continue;
     for (std::size_t offset = 0; offset < 20; ++offset)
       for (std::uint64_t n : {0ull, 1ull, 15ull, 16ull, 17ull, 31ull, 100ull, 4096ull})
         for (unsigned block : {1u, 33u, 256u})
           for (unsigned grid : {1u, 3u}) {
             std::uint64_t want = 0;
             for (std::uint64_t i = 0; i < n; ++i) want += data[offset + i];
-            const unsigned char* in = static_cast<const unsigned char*>(raw) + offset;
-            unsigned long long count = n;
-            unsigned slice = 0;
-            void* args[] = {&in, &count, &sum, &slice};
+            hs_floor_args args{static_cast<const unsigned char*>(raw) + offset, n, sum};
+            void* params[] = {&args};
             HS_CUDA(cudaMemset(sum, 0, sizeof *sum));
-            HS_CUDA(cudaLaunchKernel(kernel, dim3(grid), dim3(block), args, 0, nullptr));
+            HS_CUDA(cudaLaunchKernel(kernel.stub, dim3(grid), dim3(block), params, 0, nullptr));
             HS_CUDA(cudaGetLastError());
             unsigned long long got = 0;
             HS_CUDA(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
-            INFO(name << " offset " << offset << " n " << n << " grid " << grid << " block " << block);
+            INFO(kernel.name << " offset " << offset << " n " << n << " grid " << grid << " block " << block);
             CHECK(got == want);
           }
   }
@@ -514,13 +511,13 @@ TEST_CASE("the nvcc executor names its toolchain and supports exactly the GPU va
   const auto& names = hs::gpu::kernel_names();
   for (const auto& name : names) {
     bool found = false;
-    for (const auto& entry : hs::gpu::nvcc::kernel_table()) found = found || entry.first == name;
+    for (const auto& kernel : hs::gpu::nvcc::kernel_table()) found = found || kernel.name == name;
     INFO(name);
     CHECK(found);
   }
-  for (const auto& [entry, kernel] : hs::gpu::nvcc::kernel_table()) {
-    INFO(entry);
-    CHECK(std::find(names.begin(), names.end(), std::string(entry)) != names.end());
+  for (const auto& kernel : hs::gpu::nvcc::kernel_table()) {
+    INFO(kernel.name);
+    CHECK(std::find(names.begin(), names.end(), std::string(kernel.name)) != names.end());
   }
 }
 

@@ -2,9 +2,11 @@
 """The codegen audit: what each toolchain made of each kernel, without a GPU.
 
 For every kernel instantiation x toolchain x arch it records the cubin's
-SHA-256, the kernel's own SASS hash, registers, barriers, static shared
-memory, stack and spills (ptxas -v), the SASS instruction count and opcode
-counts of the whole kernel and of its hot loop. The NVRTC cubins come from
+SHA-256, the kernel's own SASS hash and its shape hash (the same for code
+that differs only in register numbers and parameter offsets), registers,
+barriers, static shared memory, stack and spills (ptxas -v), the SASS
+instruction count and opcode counts of the whole kernel and of its hot loop
+(with the loop's own hash and shape hash). The NVRTC cubins come from
 `histostudy cubins`, i.e. exactly what the NVRTC executor loads; nvcc's come
 from `nvcc -cubin` on cuda/nvcc_kernels.cu with the build's nvcc and code
 flags (the same device compilation the binary embeds). SASS is read with
@@ -12,7 +14,10 @@ nvdisasm from the nvidia-cuda-nvdisasm wheel (`./dev nvrtc` installs it;
 the CUDA 13.0 toolkit here ships no disassembler).
 
 Writes OUT/codegen-audit.json (deterministic: diff it between runs or
-toolchains) and OUT/codegen-audit.md (the differences, readable).
+toolchains) and OUT/codegen-audit.md (the differences, readable). With
+--against OLD.json (an earlier audit, say of the kernel sources before a
+change), the report also compares every build with the same kernel,
+toolchain and arch there.
 
     ./dev nvrtc && tools/codegen_audit.py --histostudy build/histostudy -o data/codegen
 """
@@ -20,6 +25,7 @@ import argparse
 import collections
 import hashlib
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -35,6 +41,13 @@ RELEASES = ROOT / "data" / "nvrtc-releases.csv"  # one line a release; ./dev nvr
 DEFAULT_NVDISASM = ".deps/nvdisasm/nvidia/cu13/bin/nvdisasm"
 # Bytes one LDG moves, by its width modifier (none: 32 bits).
 LOAD_BYTES = {"U8": 1, "S8": 1, "U16": 2, "S16": 2, "64": 8, "128": 16}
+# A kernel's .nv.info attribute that says where its parameters lie in
+# constant bank 0 (EIATTR_PARAM_CBANK), and the format of a sized attribute.
+PARAM_CBANK, SIZED = 0x0A, 0x04
+REGISTER = re.compile(r"\b(UR|UP|R|P|B)(\d+)\b")
+LABEL = re.compile(r"\.L_x_(\d+)")
+CONSTANT = re.compile(r"c\[0x0\]\[(0x[0-9a-f]+)\]")
+SAME_SHAPE = "SASS the same but for register numbers and parameter offsets"
 
 
 class AuditError(Exception):
@@ -49,9 +62,12 @@ def run(command, **kwargs):
 
 
 def shown_path(path):
-    """A path relative to the repository when inside it, so the audit is the same on every checkout."""
-    path = pathlib.Path(path).resolve()
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    """A path relative to the repository when inside it, as named (its .deps may be a link to another
+    checkout's), so the audit is the same on every checkout; elsewhere the file it resolves to."""
+    for candidate in (pathlib.Path(os.path.abspath(path)), pathlib.Path(path).resolve()):
+        if candidate.is_relative_to(ROOT):
+            return str(candidate.relative_to(ROOT))
+    return str(pathlib.Path(path).resolve())
 
 
 def sha256(data):
@@ -127,6 +143,40 @@ def elf_sections(data):
     return sections
 
 
+def parameter_window(sections, symbol):
+    """(offset, bytes) of the kernel's parameters in constant bank 0, from its .nv.info attributes:
+    records of a format byte, an attribute byte and a 2-byte value, or, sized, a 2-byte length and data."""
+    info, at = sections.get(f".nv.info.{symbol}", b""), 0
+    while at + 4 <= len(info):
+        fmt, attribute, value = info[at], info[at + 1], int.from_bytes(info[at + 2:at + 4], "little")
+        if fmt == SIZED and attribute == PARAM_CBANK:  # symbol index (4 bytes), offset, size
+            return struct.unpack_from("<HH", info, at + 8)
+        at += 4 + (value if fmt == SIZED else 0)
+    raise AuditError(f"{symbol}: its .nv.info says nowhere where its parameters lie")
+
+
+def shape_sha256(instructions, parameters):
+    """The instructions' SHA-256 with registers and labels numbered in order of first use and every
+    parameter offset masked: the same for code that differs only in register assignment and in where its
+    parameters lie (as when a kernel's separate parameters become one struct)."""
+    numbers = {}
+    start, size = parameters
+
+    def renumber(kind, number):
+        seen = numbers.setdefault(kind, {})
+        return f"{kind}{seen.setdefault(number, len(seen))}"
+
+    def mask(m):
+        return "c[0x0][param]" if start <= int(m.group(1), 16) < start + size else m.group(0)
+
+    lines = []
+    for text in instructions:
+        text = REGISTER.sub(lambda m: renumber(m.group(1), m.group(2)), text)
+        text = LABEL.sub(lambda m: renumber(".L_x_", m.group(1)), text)
+        lines.append(CONSTANT.sub(mask, text))
+    return sha256("\n".join(lines).encode())
+
+
 def ptxas_resources(log):
     """{symbol: resources} from a ptxas -v log (nvcc's or NVRTC's)."""
     found, current = {}, None
@@ -189,7 +239,7 @@ def load_bytes(instructions):
     return total
 
 
-def hot_loop(function):
+def hot_loop(function, parameters):
     """The longest innermost loop (a backward branch's range) that reads
     global memory: the kernel's grid-stride loop (a short loop that reads
     more bytes, such as the subject kernel's fold of 16-byte rows, is not it). NOPs
@@ -209,7 +259,8 @@ def hot_loop(function):
         return None
     _, _, start, end = max(reading)
     loop = body(start, end)
-    return {"instructions": len(loop), "global_load_bytes": load_bytes(loop), "opcodes": counts(loop)}
+    return {"instructions": len(loop), "global_load_bytes": load_bytes(loop), "opcodes": counts(loop),
+            "sha256": sha256("\n".join(loop).encode()), "shape_sha256": shape_sha256(loop, parameters)}
 
 
 # ---- PTX: what the front end made, before any assembler ------------------
@@ -258,11 +309,13 @@ def audit_build(build, nvdisasm):
         if symbol not in functions or symbol not in resources:
             raise AuditError(f"{build['toolchain']} {build['arch']}: no code or ptxas line for {kernel['name']}")
         instructions = [text for text in functions[symbol].instructions if opcode(text) != "NOP"]
+        parameters = parameter_window(sections, symbol)
         records.append({"kernel": kernel["name"], "toolchain": build["toolchain"], "arch": build["arch"],
                         "symbol": symbol, "cubin_sha256": sha256(data),
-                        "sass_sha256": sha256(sections[f".text.{symbol}"]), **resources[symbol],
+                        "sass_sha256": sha256(sections[f".text.{symbol}"]),
+                        "sass_shape_sha256": shape_sha256(instructions, parameters), **resources[symbol],
                         "sass_instructions": len(instructions), "opcodes": counts(instructions),
-                        "hot_loop": hot_loop(functions[symbol])})
+                        "hot_loop": hot_loop(functions[symbol], parameters)})
     cubin = {"toolchain": build["toolchain"], "arch": build["arch"], "options": build["options"],
              "bytes": len(data), "sha256": sha256(data)}
     return cubin, records
@@ -314,14 +367,26 @@ def opcode_delta(old, new):
     return ", ".join(f"{k} {old.get(k, 0)}->{new.get(k, 0)}" for k in keys if old.get(k, 0) != new.get(k, 0))
 
 
+def alike(old, new, key):
+    """Both hashed `key` (an earlier audit may not have) and agree."""
+    return old.get(key) is not None and old.get(key) == new.get(key)
+
+
 def difference(old, new):
     if old["sass_sha256"] == new["sass_sha256"]:
         return "identical SASS"
+    if alike(old, new, "sass_shape_sha256"):
+        return SAME_SHAPE
     parts = [f"{k} {old[k]}->{new[k]}" for k in ("registers", "spill_store_bytes", "spill_load_bytes",
                                                     "static_shared_bytes", "sass_instructions") if old[k] != new[k]]
     old_loop, new_loop = old["hot_loop"] or {}, new["hot_loop"] or {}
-    if old_loop.get("opcodes") == new_loop.get("opcodes"):
-        parts.append(f"hot loop unchanged ({old_loop.get('instructions')} instrs, same opcodes)")
+    if alike(old_loop, new_loop, "sha256"):
+        parts.append(f"hot loop identical ({old_loop['instructions']} instrs)")
+    elif alike(old_loop, new_loop, "shape_sha256"):
+        parts.append(f"hot loop the same but for register numbers and parameter offsets "
+                     f"({old_loop['instructions']} instrs)")
+    elif old_loop.get("opcodes") == new_loop.get("opcodes"):
+        parts.append(f"hot loop {old_loop.get('instructions')} instrs, same opcodes, other operands or order")
     else:
         parts.append(f"hot loop {old_loop.get('instructions')}->{new_loop.get('instructions')} instrs "
                      f"({opcode_delta(old_loop.get('opcodes', {}), new_loop.get('opcodes', {}))})")
@@ -355,7 +420,34 @@ def release_history(audit, kernels, by_key):
     return lines + [""]
 
 
-def summary(audit):
+def against_earlier(audit, earlier, kernels, by_key):
+    """Each build against the same kernel, toolchain and arch in an `earlier` audit (--against): what a
+    change of the kernel sources did to each toolchain's code."""
+    before = {(r["kernel"], r["arch"], r["toolchain"]): r for r in earlier["records"]}
+    pairs = [(before[key], record) for key, record in by_key.items() if key in before]
+    identical = sum(a["sass_sha256"] == b["sass_sha256"] for a, b in pairs)
+    shaped = sum(difference(a, b) == SAME_SHAPE for a, b in pairs)
+    lines = [f"## Against an earlier audit (kernel sources {earlier['kernel_sources_sha256'][:16]})", "",
+             f"Tools there: {', '.join(earlier['tools'].values())}. Of the {len(pairs)} builds both audits hold "
+             f"(same kernel, toolchain and arch), {identical} compile to identical SASS and {shaped} to the same SASS "
+             f"but for register numbers and parameter offsets. By kernel, each whose SASS changed in any build:", ""]
+    toolchains = [t["toolchain"] for t in audit["toolchains"]]
+    for arch in audit["archs"]:
+        lines.append(f"- {arch}:")
+        for kernel in kernels:
+            outcomes = {}
+            for toolchain in toolchains:
+                if (kernel, arch, toolchain) in before:
+                    old, new = before[(kernel, arch, toolchain)], by_key[(kernel, arch, toolchain)]
+                    outcomes.setdefault(difference(old, new), []).append(toolchain)
+            if set(outcomes) == {"identical SASS"}:
+                continue
+            lines.append(f"  - `{kernel}`:")
+            lines += [f"    - {', '.join(names)}: {text}" for text, names in outcomes.items()]
+    return lines + [""]
+
+
+def summary(audit, earlier=None):
     toolchains = [t["toolchain"] for t in audit["toolchains"]]
     pairs = list(zip(toolchains, toolchains[1:]))
     by_key = {(r["kernel"], r["arch"], r["toolchain"]): r for r in audit["records"]}
@@ -365,6 +457,8 @@ def summary(audit):
              f"Tools: {', '.join(audit['tools'].values())}. Kernel sources sha256 "
              f"{audit['kernel_sources_sha256'][:16]}. Generated by tools/codegen_audit.py; the numbers are in "
              "codegen-audit.json.", ""]
+    if earlier:
+        lines += against_earlier(audit, earlier, kernels, by_key)
     for old, new in pairs:
         lines += [f"## {old} -> {new}", ""]
         for arch in audit["archs"]:
@@ -380,6 +474,16 @@ def summary(audit):
     return "\n".join(lines) + "\n"
 
 
+def read_audit(path):
+    try:
+        audit = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise AuditError(f"--against {path}: not a readable audit ({e})") from None
+    if not isinstance(audit, dict) or audit.get("format") != FORMAT:
+        raise AuditError(f"--against {path}: not a {FORMAT} file")
+    return audit
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--histostudy", default=ROOT / "build" / "histostudy", help="the built histostudy")
@@ -388,6 +492,8 @@ def main():
     parser.add_argument("--nvcc", default="nvcc", help="the nvcc histostudy was built with")
     parser.add_argument("--nvdisasm", default=ROOT / DEFAULT_NVDISASM)
     parser.add_argument("--arch", default="75,90", help="compute capabilities (default 75,90)")
+    parser.add_argument("--against", type=pathlib.Path,
+                        help="an earlier audit's codegen-audit.json to compare every build with")
     parser.add_argument("-o", "--out-dir", required=True, type=pathlib.Path)
     args = parser.parse_args()
     args.arch = [a.strip().removeprefix("sm_") for a in args.arch.split(",") if a.strip()]
@@ -395,13 +501,14 @@ def main():
     if not args.nvrtc:
         sys.exit("codegen_audit: no NVRTC release installed (./dev nvrtc)")
     try:
+        earlier = read_audit(args.against) if args.against else None
         with tempfile.TemporaryDirectory() as work:
             audit = make_audit(args, pathlib.Path(work))
     except AuditError as e:
         sys.exit(f"codegen_audit: {e}")
     args.out_dir.mkdir(parents=True, exist_ok=True)
     (args.out_dir / "codegen-audit.json").write_text(json.dumps(audit, indent=1, sort_keys=True) + "\n")
-    (args.out_dir / "codegen-audit.md").write_text(summary(audit))
+    (args.out_dir / "codegen-audit.md").write_text(summary(audit, earlier))
     print(f"codegen audit: {len(audit['records'])} kernel builds in {args.out_dir}/codegen-audit.json and .md")
 
 
