@@ -118,11 +118,12 @@ sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/s
 # its input. Page-cached files of 1 GiB (uniform, one_byte) and 4 GiB + 3
 # (made at once, in /dev/shm where it has room); the new GPU suite cases, the
 # CLI's GpuCount tests and the hostile suite (a read error mid-file, GPU
-# implementations too); every file's count by lane_shared, per_block and cub
-# (and through a pipe) against the reference's, diffed; then count-bench of
-# lane_shared and cub on each file (count against pinned host-to-device
-# copies of as many bytes, in the same run), and lane_shared with 64 MiB
-# chunks, into $OUT/count-bench (7 files), and their table. About a minute.
+# implementations too); every file's count by the subject, the privatized
+# kernel and the peer (by role: lane_shared, per_block, cub) and through a
+# pipe against the reference's, diffed; then count-bench of the subject and
+# the peer on each file (count against pinned host-to-device copies of as
+# many bytes, in the same run), and the subject with 64 MiB chunks, into
+# $OUT/count-bench (7 files), and their table. About a minute.
 # Prints whether the output of COMMAND... equals the file WANT (the reference's count).
 same_as() {
   local label=$1 want=$2
@@ -132,7 +133,8 @@ same_as() {
 count_piped() { "$HS" count --impl "$1" - <"$2"; }
 
 gcount() {
-  local tmp=/dev/shm rc=0 f impl
+  local tmp=/dev/shm rc=0 f impl subject privatized peer
+  subject=$(impls cuda subject) privatized=$(impls cuda privatized) peer=$(impls cuda peer)
   [ "$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 {print $4}')" -gt $((8 << 20)) ] 2>/dev/null || tmp=${TMPDIR:-/tmp}
   tmp=$(mktemp -d "$tmp/histostudy-gcount.XXXXXX")
   local files=("$tmp/uniform-1GiB" "$tmp/one_byte-1GiB" "$tmp/uniform-4GiB+3")
@@ -150,18 +152,18 @@ gcount() {
     echo "hostile suite: passed" || { echo "hostile suite: FAILED"; tail -30 "$OUT/gcount-hostile.log"; rc=1; }
   for f in "${files[@]}"; do
     "$HS" count --impl reference "$f" >"$f.want"
-    for impl in lane_shared per_block cub; do
+    for impl in "$subject" "$privatized" "$peer"; do
       same_as "count --impl $impl ${f##*/}" "$f.want" "$HS" count --impl "$impl" "$f" || rc=1
     done
   done
-  same_as "count --impl lane_shared - <${files[0]##*/}" "${files[0]}.want" count_piped lane_shared "${files[0]}" || rc=1
+  same_as "count --impl $subject - <${files[0]##*/}" "${files[0]}.want" count_piped "$subject" "${files[0]}" || rc=1
   mkdir -p "$OUT/count-bench"
-  for impl in lane_shared cub; do
+  for impl in "$subject" "$peer"; do
     for f in "${files[@]}"; do
       "$HS" count-bench "$f" --impl "$impl" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
     done
   done
-  "$HS" count-bench "${files[0]}" --impl lane_shared --chunk 64MiB -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  "$HS" count-bench "${files[0]}" --impl "$subject" --chunk 64MiB -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
   rm -rf "$tmp"
   cat "$OUT/gcount.txt"
   python3 - "$OUT/count-bench" <<'PY'
