@@ -43,9 +43,9 @@
 //     lines served one after another; at the lesson's size 0.0679 ms
 //     against 0.0269 for rows (data/explorations/20261129T1252Z_merge);
 //   - the same into spread bins with a ticket, the last block moving them
-//     (round 1): +2.2..+3.5 us below 1 GiB, and with the bins added by
-//     load and store rather than atomics +2.0..+3.1 (round 2); 8 sets of
-//     spread bins, block k adding into set k % 8: 1.3-1.6 us slower than one
+//     (round 1): +2.4..+3.5 us below 1 GiB, and with the bins added by
+//     load and store rather than atomics +1.7..+3.2 (round 2); 8 sets of
+//     spread bins, block k adding into set k % 8: 1.4-1.7 us slower than one
 //     (round 2); prefetching the merge's lines into L2 while the blocks count
 //     (a cold sample flushes them): no change (round 2);
 //   - folding inside the counting kernel, the last block of each 32 to take
