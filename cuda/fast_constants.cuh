@@ -26,15 +26,17 @@
 #define HS_ARRIVAL_SHIFT 40
 #define HS_LANE_SHARED_MAX_GRID ((1 << (64 - HS_ARRIVAL_SHIFT)) - 1)
 // One 128-byte line a spread entry, so the blocks' atomics spread over the
-// L2's slices instead of meeting on the bins' 8 lines (20261201T1357Z_one_launch, round 1).
+// L2's slices instead of meeting on the bins' 8 lines: chosen for the
+// ticket merge of round 1 (20261201T1357Z_one_launch); not tuned for the
+// arrival merge (packed entries were not measured).
 #define HS_SPREAD_LINE_BYTES 128
 #define HS_SPREAD_BYTES (256 * HS_SPREAD_LINE_BYTES)
 
 // hs_lane_shared's one parameter: the n input bytes at `data`, the global
 // bins it adds into (256 of its Counter type), and its HS_SPREAD_BYTES of
 // spread entries. Taken as `const __grid_constant__` (read in place, never
-// copied): a by-value copy reordered the hot loop of the kernel before it
-// (tools/codegen_audit.py --against the audit of c7429b3).
+// copied): a by-value copy reordered the hot loop of the two-kernel
+// lane_shared before it (seen in a codegen audit of that build, not kept).
 struct hs_lane_shared_args {
   const unsigned char* data;
   unsigned long long n;

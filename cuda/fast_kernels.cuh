@@ -28,12 +28,14 @@
 // (1 << 40) + its sum with one atomicAdd a bin and gets the entry before it
 // back, so no block waits on a ticket or a fence: the one whose add is the
 // gridDim.x-th holds the bin's total, adds it into the bins and zeroes the
-// entry for the next launch. Round 3, against the read floor in the same
-// run: +0.8 us at 1 MiB, +1.1 at the lesson's 67,109,475 bytes (1.35x cub
-// on lesson_english and one_byte, 1.51x on uniform), +0.2..+0.9 at 256 MiB,
-// at the floor from 1 GiB; 2 loads a lane a tile left +2.0 us at 16 MiB,
-// 4 loads +0.9 (round 3), and 4 loads at 2 blocks an SM matched the floor
-// at 1 and 4 GiB (round 4): so 4.
+// entry for the next launch. In round 3, with 2 loads a lane a tile,
+// against the read floor in the same run: +0.8 us at 1 MiB, +2.0 at
+// 16 MiB, +1.1 at the lesson's 67,109,475 bytes; with 4 loads: +1.1,
+// +0.9 and +0.6..+0.7 (1.37-1.54x cub); 4 loads at 2 blocks an SM were
+// -3.9..-0.5 us from the floor at 1 and 4 GiB (round 4): so 4. This kernel
+// as committed, in the study's own sizes run (data/runs/20261201T145256Z):
+// +1.18..+1.23 us at 1 MiB, +0.51..+0.70 at the lesson's size (1.37-1.55x
+// cub), -4.4..-0.7 from 1 GiB.
 // Tried and did not pay:
 //   - the committed design before it (each block stores its sums as a row;
 //     a second kernel, hs_fold_rows, adds 32 rows a block into the bins):
@@ -45,7 +47,7 @@
 //   - the same into spread bins with a ticket, the last block moving them
 //     (round 1): +2.4..+3.5 us below 1 GiB, and with the bins added by
 //     load and store rather than atomics +1.7..+3.2 (round 2); 8 sets of
-//     spread bins, block k adding into set k % 8: 1.4-1.7 us slower than one
+//     spread bins, block k adding into set k % 8: 1.3-1.7 us slower than one
 //     (round 2); prefetching the merge's lines into L2 while the blocks count
 //     (a cold sample flushes them): no change (round 2);
 //   - folding inside the counting kernel, the last block of each 32 to take

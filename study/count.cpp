@@ -33,13 +33,15 @@ ReadPlan read_plan(const Implementation& impl) {
   // buffers (data/explorations/count-overlap/README.md); on a pipe the
   // writer sets the pace and no size was measured.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
-  // GPU implementations (cuda/stream_count.cpp), chosen by arithmetic and to
-  // be measured (count-bench --chunk, tools/h200_run.sh gcount): a pass
+  // GPU implementations (cuda/stream_count.cpp), chosen by arithmetic; on
+  // the H200 (data/runs/count-bench/, 20261201T1446Z) 16 MiB chunks gave
+  // 74-79% of pinned host-to-device copies and 64 MiB 65% (uniform, 1 GiB);
+  // four buffers and 1 MiB pieces were not varied. The arithmetic: a pass
   // costs about one chunk's read more than its copies (the first chunk is
   // read before any copy starts), 1.6% of a 1 GiB file at 16 MiB; a 16 MiB
   // copy (about 300 us at PCIe Gen5's 50+ GB/s) is long beside the
-  // driver's work per chunk and lane_shared's 12 us count of 16 MiB (issue
-  // 16's table), so the copy engine never waits for them. Four buffers: the
+  // driver's work per chunk and lane_shared's 11 us count of 16 MiB
+  // (data/runs/20261201T145256Z), so the copy engine never waits for them. Four buffers: the
   // driver holds two chunks (one being copied, the one before until its
   // copy is done), the readers fill the other two. Pieces of 1 MiB: 16 a
   // chunk, one for each core of the GPU machine, and a pread's own cost is

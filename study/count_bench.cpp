@@ -185,7 +185,8 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   return bench;
 }
 
-// A chunk's bounds: whole pieces, at most CUB's chunk (cuda/cub_histogram.hpp).
+// A chunk's bounds: whole pieces, at most 1 GiB (four pinned buffers of it
+// are already 4 GiB of host memory).
 constexpr std::uint64_t kMaxGpuChunk = 1ull << 30;
 
 // Every chunk of `source`, given back as soon as it is read: its bytes.

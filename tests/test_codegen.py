@@ -83,6 +83,20 @@ def check_against_itself(audit, folder):
         fail(f"--against an audit of the same sources does not say: {said}")
 
 
+def check_new_and_gone(audit, folder):
+    """--against an audit with one kernel renamed: the renamed one is "new", the old name "no longer"."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from codegen_audit import summary
+    earlier = json.loads((pathlib.Path(folder) / "codegen-audit.json").read_text())
+    renamed = audit["records"][0]["kernel"]
+    for r in earlier["records"]:
+        if r["kernel"] == renamed:
+            r["kernel"] = "hs_retired"
+    text = summary(audit, earlier)
+    if f"`{renamed}`: new (not in the earlier audit)" not in text or "no longer has: `hs_retired`" not in text:
+        fail(f"--against does not report {renamed} as new and hs_retired as gone")
+
+
 def check_shapes():
     """Shape hashes ignore register numbers, labels and parameter offsets, and nothing else."""
     sys.path.insert(0, str(ROOT / "tools"))
@@ -130,6 +144,7 @@ def main():
         check_well_formed(audit, first)
         again = audit_into(second, "--against", pathlib.Path(first) / "codegen-audit.json")
         check_against_itself(audit, second)
+        check_new_and_gone(audit, first)
         hashes = [{(c["toolchain"], c["arch"]): c["sha256"] for c in a["cubins"]} for a in (audit, again)]
         if hashes[0] != hashes[1]:
             fail(f"cubin hashes differ between two runs: {hashes}")

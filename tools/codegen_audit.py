@@ -432,6 +432,7 @@ def against_earlier(audit, earlier, kernels, by_key):
              f"(same kernel, toolchain and arch), {identical} compile to identical SASS and {shaped} to the same SASS "
              f"but for register numbers and parameter offsets. By kernel, each whose SASS changed in any build:", ""]
     toolchains = [t["toolchain"] for t in audit["toolchains"]]
+    earlier_kernels = list(dict.fromkeys(r["kernel"] for r in earlier["records"]))
     for arch in audit["archs"]:
         lines.append(f"- {arch}:")
         for kernel in kernels:
@@ -440,10 +441,17 @@ def against_earlier(audit, earlier, kernels, by_key):
                 if (kernel, arch, toolchain) in before:
                     old, new = before[(kernel, arch, toolchain)], by_key[(kernel, arch, toolchain)]
                     outcomes.setdefault(difference(old, new), []).append(toolchain)
+            if not outcomes:
+                lines.append(f"  - `{kernel}`: new (not in the earlier audit)")
+                continue
             if set(outcomes) == {"identical SASS"}:
                 continue
             lines.append(f"  - `{kernel}`:")
             lines += [f"    - {', '.join(names)}: {text}" for text, names in outcomes.items()]
+    gone = [k for k in earlier_kernels if k not in kernels]
+    if gone:
+        lines += ["", "Kernels of the earlier audit that this one no longer has: " +
+                  ", ".join(f"`{k}`" for k in gone) + "."]
     return lines + [""]
 
 
