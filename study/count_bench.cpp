@@ -27,7 +27,7 @@
 namespace hs {
 namespace {
 
-std::uint64_t regular_file_size(const std::string& path) {
+std::uint64_t bench_file_size(const std::string& path) {
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
     throw UsageError(path + ": count-bench times a non-empty regular file (page-cached), not a stream");
@@ -141,6 +141,8 @@ struct Entry {
 struct Bench {
   std::vector<Entry> entries;  // count, the floor, the floor again, count's reads alone
   std::string floor;           // the floor's ratios: count_pct_of_<floor>, control_pct_of_<floor>
+  std::string floor_what;      // the floor and count's reads alone, as the summary names them
+  std::string reads_what;
   nlohmann::json record;       // merged into the result document
   std::string stem;            // what the result file's name says after the date
   std::function<nlohmann::json()> device_state = [] { return nlohmann::json(nullptr); };
@@ -175,6 +177,8 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
        pread_pass, {}},
   };
   bench.floor = "read";
+  bench.floor_what = "read-and-discard";
+  bench.reads_what = "its own reads without counting";
   bench.record = {
       {"environment", {{"host", host_environment()}, {"cpu", cpu_identity()}, {"build", build_environment()}}},
       {"threads", threads},
@@ -245,6 +249,8 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
        pread_pass, {}},
   };
   bench.floor = "h2d";
+  bench.floor_what = "pinned host-to-device copies";
+  bench.reads_what = "its own reads into pinned buffers alone";
   nlohmann::json environment = environment_record(g->ex);
   environment["cpu"] = cpu_identity();
   environment["gpu_state_before"] = gpu_state(g->ex);
@@ -290,7 +296,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
     throw UsageError("--chunk and --device are for GPU implementations; '" + request.impl + "' is a CPU one");
   if (request.chunk % kGpuPiece || request.chunk > kMaxGpuChunk)
     throw UsageError("--chunk " + with_commas(request.chunk) + ": name whole MiB up to 1 GiB");
-  const std::uint64_t size = regular_file_size(request.path);
+  const std::uint64_t size = bench_file_size(request.path);
   if (!request.no_save) check_writable_dir(request.out_dir);
   const std::string started = utc_now();
   Bench bench = on_gpu ? gpu_bench(request, impl, size) : cpu_bench(request, impl, size);
@@ -332,6 +338,8 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"rounds", request.rounds},
       {"order", "rotating: round r starts at entry r mod 4"},
       {"entries", measured},
+      {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
+      {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
       {"count_pct_of_" + bench.floor, 100.0 * medians[0] / medians[1]},
       {"control_pct_of_" + bench.floor, 100.0 * medians[2] / medians[1]},
       {"count_pct_of_pread", 100.0 * medians[0] / medians[3]},
@@ -362,18 +370,16 @@ std::string describe_count_bench(const nlohmann::json& doc) {
                   g["p90"].get<double>(), e["samples_s"].size());
     out += line;
   }
-  if (on_gpu)
-    std::snprintf(line, sizeof line,
-                  "count: %.0f%% of pinned host-to-device copies (A/A control: %.0f%%), %.0f%% of its own reads "
-                  "into pinned buffers alone; buffers made in %.3f s, once\n",
-                  doc["count_pct_of_h2d"].get<double>(), doc["control_pct_of_h2d"].get<double>(),
-                  doc["count_pct_of_pread"].get<double>(), doc["stream_setup_s"].get<double>());
-  else
-    std::snprintf(line, sizeof line,
-                  "count: %.0f%% of read-and-discard (A/A control: %.0f%%), %.0f%% of its own reads without counting\n",
-                  doc["count_pct_of_read"].get<double>(), doc["control_pct_of_read"].get<double>(),
-                  doc["count_pct_of_pread"].get<double>());
+  const std::string floor = doc["floor"]["name"].get<std::string>();
+  std::snprintf(line, sizeof line, "count: %.0f%% of %s (A/A control: %.0f%%), %.0f%% of %s\n",
+                doc["count_pct_of_" + floor].get<double>(), doc["floor"]["what"].get<std::string>().c_str(),
+                doc["control_pct_of_" + floor].get<double>(), doc["count_pct_of_pread"].get<double>(),
+                doc["reads_alone"]["what"].get<std::string>().c_str());
   out += line;
+  if (on_gpu) {
+    std::snprintf(line, sizeof line, "the stream's buffers made in %.3f s, once\n", doc["stream_setup_s"].get<double>());
+    out += line;
+  }
   std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed\n",
                 doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>());
   out += line;

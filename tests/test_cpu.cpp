@@ -17,6 +17,7 @@
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "tests/stream_fixtures.hpp"
 #include "study/case_range.hpp"
 #include "study/count.hpp"
 #include "study/error.hpp"
@@ -291,19 +292,6 @@ TEST_CASE("the chunk reader reports a read error from next(), and a reader left 
 
 namespace {
 
-// A file of `bytes` in the temporary folder, removed when it goes.
-struct TempFile {
-  std::filesystem::path path;
-  explicit TempFile(std::span<const std::uint8_t> bytes, const std::string& tag = "file")
-      : path(std::filesystem::temp_directory_path() /
-             ("histostudy-" + tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(bytes.size()))) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-    REQUIRE(out);
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-};
-
 std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_t>>& buffers) {
   std::vector<std::span<std::uint8_t>> spans;
   for (auto& b : buffers) spans.emplace_back(b);
@@ -398,20 +386,9 @@ TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pi
       const hs::Fd fd(hs::open_for_reading(file.path.string()));
       CHECK(hs::count_on_gpu(fd.get(), "file", stream, threads) == want);
     }
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    std::thread writer([&] {
-      for (std::size_t at = 0; at < data.size();) {
-        const ssize_t w = ::write(fds[1], data.data() + at, std::min<std::size_t>(data.size() - at, 65536));
-        if (w <= 0) break;
-        at += std::size_t(w);
-      }
-      ::close(fds[1]);
-    });
+    const FedPipe pipe(data, 65536);
     HostStream stream({std::size_t(chunk), 2});
-    CHECK(hs::count_on_gpu(fds[0], "pipe", stream, 0) == want);
-    writer.join();
-    ::close(fds[0]);
+    CHECK(hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0) == want);
   }
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "tests/stream_fixtures.hpp"
 #include "cuda/check.hpp"
 #include "cuda/fast_constants.cuh"
 #include "cuda/floor_constants.cuh"
@@ -406,42 +407,10 @@ std::vector<const hs::Implementation*> counting_gpu_impls() {
   return out;
 }
 
-// `data` written to a file in the temporary folder, removed when it goes.
-struct TempFile {
-  std::filesystem::path path;
-  explicit TempFile(const std::vector<std::uint8_t>& data)
-      : path(std::filesystem::temp_directory_path() /
-             ("histostudy-gpu-stream-" + std::to_string(::getpid()) + "-" + std::to_string(data.size()))) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    REQUIRE(out);
-  }
-  ~TempFile() { std::filesystem::remove(path); }
-};
-
 // `data` through a pipe into count_on_gpu, written by another thread.
 hs::Bins count_pipe(const std::vector<std::uint8_t>& data, hs::GpuStream& stream) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  std::thread writer([&] {
-    for (std::size_t at = 0; at < data.size();) {
-      const ssize_t w = ::write(fds[1], data.data() + at, std::min<std::size_t>(data.size() - at, 1 << 20));
-      if (w <= 0) break;
-      at += std::size_t(w);
-    }
-    ::close(fds[1]);
-  });
-  hs::Bins bins{};
-  try {
-    bins = hs::count_on_gpu(fds[0], "pipe", stream, 0);
-  } catch (...) {
-    writer.join();
-    ::close(fds[0]);
-    throw;
-  }
-  writer.join();
-  ::close(fds[0]);
-  return bins;
+  const FedPipe pipe(data, 1 << 20);
+  return hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0);
 }
 
 }  // namespace
@@ -454,7 +423,7 @@ TEST_CASE("count streams a file through every GPU implementation exactly, at eve
                           chunk, 2 * chunk + 4099})
     for (const std::string input : {"lesson_english", "one_byte"}) {
       const auto data = hs::make_input(hs::parse_input(input), n);
-      const TempFile file(data);
+      const TempFile file(data, "gpu-stream");
       const hs::Bins want = reference_of(data);
       for (const auto* impl : counting_gpu_impls())
         for (int threads : {1, 0}) {
@@ -466,7 +435,7 @@ TEST_CASE("count streams a file through every GPU implementation exactly, at eve
 
 TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again and again, and after an error") {
   const auto data = hs::make_input(hs::parse_input("uniform"), 5 * hs::kGpuPiece + 4099);
-  const TempFile file(data);
+  const TempFile file(data, "gpu-stream");
   const hs::Bins want = reference_of(data);
   const int dir = ::open(std::filesystem::temp_directory_path().c_str(), O_RDONLY | O_DIRECTORY);
   REQUIRE(dir >= 0);
