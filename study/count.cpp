@@ -49,9 +49,10 @@ ReadPlan read_plan(const Implementation& impl) {
   return {kGpuChunk, kGpuBuffers};
 }
 
-ReadPlan gpu_file_plan(std::uint64_t size, std::size_t chunk) {
-  const std::uint64_t pieces = (std::max<std::uint64_t>(size, 1) + kGpuPiece - 1) / kGpuPiece;
-  return {std::size_t(std::min<std::uint64_t>(chunk, pieces * kGpuPiece)), kGpuBuffers};
+ReadPlan gpu_file_plan(std::uint64_t size, ReadPlan wanted) {
+  const std::uint64_t pieces = (std::max<std::uint64_t>(size, 1) + wanted.piece - 1) / wanted.piece;
+  wanted.chunk = std::size_t(std::min<std::uint64_t>(wanted.chunk, pieces * wanted.piece));
+  return wanted;
 }
 
 namespace {
@@ -429,9 +430,9 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 #endif
 }
 
-Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads) {
+Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece) {
   if (regular_file_size(fd)) {
-    FileChunkReader reader(fd, name, stream.buffers(), kGpuPiece, cpu::resolve_threads(threads));
+    FileChunkReader reader(fd, name, stream.buffers(), piece, cpu::resolve_threads(threads));
     return stream.count(reader);
   }
   ChunkReader reader(fd, name, stream.buffers());
@@ -455,8 +456,9 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
     return count_cpu_stream(reader, impl, policy);
   }
   // A small file gets buffers no larger than it needs.
-  const auto stream = make_gpu_stream(executor, impl, file_size ? gpu_file_plan(*file_size) : read_plan(impl));
-  return count_on_gpu(fd.get(), name, *stream, threads);
+  const ReadPlan plan = file_size ? gpu_file_plan(*file_size) : read_plan(impl);
+  const auto stream = make_gpu_stream(executor, impl, plan);
+  return count_on_gpu(fd.get(), name, *stream, threads, plan.piece);
 }
 
 void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force) {

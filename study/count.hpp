@@ -18,10 +18,13 @@
 
 namespace hs {
 
-// How a stream is read for counting: bytes per chunk, chunks in flight.
+// How a stream is read for counting: bytes per chunk, chunks in flight, and
+// for a regular file the bytes each reading thread preads at a time (a
+// divisor of chunk; 0 in a plan for pipes).
 struct ReadPlan {
   std::size_t chunk;
   int buffers;
+  std::size_t piece = 0;
 };
 
 // CPU streams' chunks, and the pieces each counting thread takes at a time,
@@ -37,9 +40,10 @@ inline constexpr std::size_t kGpuPiece = 1u << 20;
 
 // The plan count_stream reads a stream by for `impl`.
 ReadPlan read_plan(const Implementation& impl);
-// A GPU implementation's plan for a regular file of `size` bytes: chunks of
-// `chunk` bytes (a multiple of kGpuPiece), no larger than the file needs.
-ReadPlan gpu_file_plan(std::uint64_t size, std::size_t chunk = kGpuChunk);
+// A GPU implementation's plan for a regular file of `size` bytes: `wanted`
+// (its chunk a multiple of its piece), the chunk no larger than the whole
+// pieces the file needs.
+ReadPlan gpu_file_plan(std::uint64_t size, ReadPlan wanted = {kGpuChunk, kGpuBuffers, kGpuPiece});
 
 // A stream's chunks, in order, each in one buffer of a ring: a chunk's bytes
 // stay valid, and its buffer unread into, until release(seq). A caller holds
@@ -158,9 +162,9 @@ class GpuStream {
 std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan);
 
 // Counts fd through `stream`: a regular file read by `threads` threads (0:
-// OpenMP's default) preading kGpuPiece bytes at a time, a stream by a
-// ChunkReader, either into the stream's buffers.
-Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads);
+// OpenMP's default) preading `piece` bytes at a time (a divisor of the
+// stream's chunk), a stream by a ChunkReader, either into the stream's buffers.
+Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece = kGpuPiece);
 
 // Streams `path` ("-" for standard input) through `impl` in chunks, so a
 // file larger than memory works, reading overlapping counting: for a CPU

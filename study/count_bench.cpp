@@ -190,8 +190,10 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
 }
 
 // A chunk's bounds: whole pieces, at most 1 GiB (four pinned buffers of it
-// are already 4 GiB of host memory).
+// are already 4 GiB of host memory); a piece: whole 64 KiB (smaller preads
+// would time the system call, not the copy).
 constexpr std::uint64_t kMaxGpuChunk = 1ull << 30;
+constexpr std::uint64_t kMinGpuPiece = 64u << 10;
 
 // Every chunk of `source`, given back as soon as it is read: its bytes.
 std::uint64_t drain(ChunkSource& source) {
@@ -218,22 +220,24 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   g->gpu = &executor_for(g->ex, impl);
   const int threads = cpu::resolve_threads(request.threads);
   g->want = count_stream(request.path, find_implementation("reference"), *g->ex.owned.front(), threads);
-  const ReadPlan plan = gpu_file_plan(size, request.chunk ? std::size_t(request.chunk) : kGpuChunk);
+  const ReadPlan plan = gpu_file_plan(size, {request.chunk ? std::size_t(request.chunk) : kGpuChunk,
+                                             request.buffers ? request.buffers : kGpuBuffers,
+                                             request.piece ? std::size_t(request.piece) : kGpuPiece});
   const double setup_s = seconds_of([&] { g->stream = make_gpu_stream(*g->gpu, impl, plan); });
   const std::string path = request.path, name = request.impl;
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
-    if (count_on_gpu(fd.get(), path, *g->stream, threads) != g->want)
+    if (count_on_gpu(fd.get(), path, *g->stream, threads, plan.piece) != g->want)
       throw Error(name + " miscounted " + path + " (bins differ from the reference's)");
   };
   auto h2d_pass = [=] { g->stream->copy(size); };
   auto pread_pass = [=] {
     Fd fd(open_for_reading(path));
-    FileChunkReader reader(fd.get(), path, g->stream->buffers(), kGpuPiece, threads);
+    FileChunkReader reader(fd.get(), path, g->stream->buffers(), plan.piece, threads);
     check_bytes(path, drain(reader), size);
   };
   const std::string ring = std::to_string(plan.buffers) + " pinned " + with_commas(plan.chunk) + "-byte buffers";
-  const std::string reads = std::to_string(threads) + " threads preading " + with_commas(kGpuPiece) + "-byte pieces";
+  const std::string reads = std::to_string(threads) + " threads preading " + with_commas(plan.piece) + "-byte pieces";
   Bench bench;
   bench.entries = {
       {"count", "histostudy count --impl " + name + ": " + reads + " into a ring of " + ring +
@@ -263,7 +267,7 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
       {"policy", g->stream->policy().to_json()},
       {"chunk_bytes", plan.chunk},
       {"buffers", plan.buffers},
-      {"piece_bytes", kGpuPiece},
+      {"piece_bytes", plan.piece},
       {"stream_setup_s", setup_s},
   };
   bench.stem = slug(gpu["device"]["name"].get<std::string>()) + "_" + name;
@@ -292,10 +296,18 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
     throw UsageError("count-bench measures the implementations that count; '" + request.impl + "' is not one");
   if (request.rounds < 1) throw UsageError("--rounds must be at least 1");
   const bool on_gpu = impl.backend != Backend::cpu;
-  if (!on_gpu && (request.chunk || !request.device.empty()))
-    throw UsageError("--chunk and --device are for GPU implementations; '" + request.impl + "' is a CPU one");
-  if (request.chunk % kGpuPiece || request.chunk > kMaxGpuChunk)
-    throw UsageError("--chunk " + with_commas(request.chunk) + ": name whole MiB up to 1 GiB");
+  if (!on_gpu && (request.chunk || request.buffers || request.piece || !request.device.empty()))
+    throw UsageError("--chunk, --buffers, --piece and --device are for GPU implementations; '" + request.impl +
+                     "' is a CPU one");
+  const std::uint64_t piece = request.piece ? request.piece : kGpuPiece;
+  if (piece % kMinGpuPiece || piece > kMaxGpuChunk)
+    throw UsageError("--piece " + with_commas(piece) + ": name whole 64 KiB up to 1 GiB");
+  if (request.chunk % piece || request.chunk > kMaxGpuChunk)
+    throw UsageError("--chunk " + with_commas(request.chunk) + ": name whole pieces (" + with_commas(piece) +
+                     " bytes) up to 1 GiB");
+  if (!request.chunk && kGpuChunk % piece)
+    throw UsageError("--piece " + with_commas(piece) + " does not divide count's chunk (" + with_commas(kGpuChunk) +
+                     " bytes): name a --chunk too");
   const std::uint64_t size = bench_file_size(request.path);
   if (!request.no_save) check_writable_dir(request.out_dir);
   const std::string started = utc_now();

@@ -16,7 +16,7 @@
 // Medians with spread and every raw sample go to a JSON result file.
 //
 //   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [-o runs/count-bench]
-//   histostudy count-bench FILE --impl lane_shared [--chunk 16MiB] [--device 0]
+//   histostudy count-bench FILE --impl lane_shared [--chunk 16MiB] [--buffers 4] [--piece 1MiB] [--device 0]
 #pragma once
 #include <cstdint>
 #include <string>
@@ -32,6 +32,8 @@ struct CountBenchRequest {
   int threads = 0;  // 0: OpenMP's default (the CPU's counting threads, or the GPU stream's reading threads)
   int rounds = 9;
   std::uint64_t chunk = 0;  // GPU: bytes per chunk; 0: count's own (kGpuChunk)
+  int buffers = 0;          // GPU: pinned buffers in the ring; 0: count's own (kGpuBuffers)
+  std::uint64_t piece = 0;  // GPU: bytes a reading thread preads at a time; 0: count's own (kGpuPiece)
   std::string device;       // GPU: index or UUID; "" the first
   std::string out_dir = "runs/count-bench";
   bool no_save = false;

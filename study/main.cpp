@@ -405,8 +405,16 @@ int main(int argc, char** argv) {
                           "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
-                          "GPU implementations: bytes per chunk, whole MiB up to 1GiB (default count's, " +
+                          "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
                               std::to_string(hs::kGpuChunk >> 20) + "MiB)");
+  std::string bench_piece;
+  count_bench->add_option("--buffers", bench.buffers,
+                          "GPU implementations: pinned buffers in the ring (default count's, " +
+                              std::to_string(hs::kGpuBuffers) + ")")
+      ->check(whole_number_in(2, 64));
+  count_bench->add_option("--piece", bench_piece,
+                          "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
+                          "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)");
   count_bench->add_option("--device", bench.device, kDeviceHelp);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the four entries")->capture_default_str()
       ->check(whole_number_in(1, 1000));
@@ -450,6 +458,7 @@ int main(int argc, char** argv) {
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*count_bench) {
       if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
+      if (!bench_piece.empty()) bench.piece = hs::parse_size(bench_piece);
       std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
       check_stdout();
       return 0;

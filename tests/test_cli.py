@@ -107,8 +107,16 @@ class Count(unittest.TestCase):
         self.expect_error("count-bench", path, "--rounds", "0", code=2, says="rounds")
         self.expect_error("count-bench", path, "--chunk", "16MiB", code=2, says="are for GPU implementations")
         self.expect_error("count-bench", path, "--device", "0", code=2, says="are for GPU implementations")
+        self.expect_error("count-bench", path, "--buffers", "8", code=2, says="are for GPU implementations")
+        self.expect_error("count-bench", path, "--piece", "2MiB", code=2, says="are for GPU implementations")
         for chunk in ("3000", "2GiB", "1MiB+1"):
-            self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", chunk, code=2, says="whole MiB")
+            self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", chunk, code=2, says="whole pieces")
+        self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", "3MiB", "--piece", "2MiB", code=2,
+                          says="whole pieces (2,097,152 bytes)")
+        for piece in ("1000", "1MiB+4KiB", "2GiB"):
+            self.expect_error("count-bench", path, "--impl", "lane_shared", "--piece", piece, code=2, says="whole 64 KiB")
+        self.expect_error("count-bench", path, "--impl", "lane_shared", "--piece", "3MiB", code=2, says="name a --chunk")
+        self.expect_error("count-bench", path, "--impl", "lane_shared", "--buffers", "1", code=2, says="2..64")
 
     def test_gpu_implementations_without_a_gpu_are_one_line(self):
         if "[cannot run here]" not in run("list").stdout.decode():

@@ -397,7 +397,10 @@ TEST_CASE("a GPU implementation's plan for a file: whole pieces, no more than th
   CHECK(hs::gpu_file_plan(1).chunk == hs::kGpuPiece);
   CHECK(hs::gpu_file_plan(hs::kGpuPiece + 1).chunk == 2 * hs::kGpuPiece);
   CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40).chunk == hs::kGpuChunk);
-  CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40, 4 * hs::kGpuPiece).chunk == 4 * hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40, {4 * hs::kGpuPiece, 8, hs::kGpuPiece}).chunk == 4 * hs::kGpuPiece);
+  CHECK(hs::gpu_file_plan(std::uint64_t(1) << 40, {4 * hs::kGpuPiece, 8, hs::kGpuPiece}).buffers == 8);
+  // A 3-byte file in 2 MiB pieces: one piece's chunk.
+  CHECK(hs::gpu_file_plan(3, {8 * hs::kGpuPiece, 4, 2 * hs::kGpuPiece}).chunk == 2 * hs::kGpuPiece);
   CHECK(hs::gpu_file_plan(5).buffers == hs::kGpuBuffers);
   CHECK(hs::kGpuChunk % hs::kGpuPiece == 0);
 }
