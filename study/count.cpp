@@ -33,19 +33,22 @@ ReadPlan read_plan(const Implementation& impl) {
   // buffers (data/explorations/count-overlap/README.md); on a pipe the
   // writer sets the pace and no size was measured.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
-  // GPU implementations (cuda/stream_count.cpp), chosen by arithmetic; on
-  // the H200 (data/runs/count-bench/, 20261201T1446Z) 16 MiB chunks gave
-  // 74-79% of pinned host-to-device copies and 64 MiB 65% (uniform, 1 GiB);
-  // four buffers and 1 MiB pieces were not varied. The arithmetic: a pass
-  // costs about one chunk's read more than its copies (the first chunk is
-  // read before any copy starts), 1.6% of a 1 GiB file at 16 MiB; a 16 MiB
-  // copy (about 300 us at PCIe Gen5's 50+ GB/s) is long beside the
-  // driver's work per chunk and lane_shared's 11 us count of 16 MiB
-  // (data/runs/20261201T145256Z), so the copy engine never waits for them. Four buffers: the
-  // driver holds two chunks (one being copied, the one before until its
-  // copy is done), the readers fill the other two. Pieces of 1 MiB: 16 a
-  // chunk, one for each core of the GPU machine, and a pread's own cost is
-  // small beside copying 1 MiB.
+  // GPU implementations (cuda/stream_count.cpp). On the H200, one knob at
+  // a time from this plan (data/explorations/20261201T1610Z_gpu_count,
+  // round 1, 1 GiB uniform): 3, 6, 8 or 16 buffers, 4 to 32 MiB chunks and
+  // 256 KiB to 4 MiB pieces gave nothing steadily better; round 2 ran the
+  // best of them in rotation, seven times each: 32 MiB chunks 60-75% of
+  // pinned host-to-device copies, 4 MiB chunks in 8 buffers 68-77%, this
+  // plan 72-82% with 16 readers and 85-92% with 12 (gpu_reading_threads).
+  // The arithmetic behind it: a pass costs about one chunk's read more than
+  // its copies (the first chunk is read before any copy starts), 1.6% of a
+  // 1 GiB file at 16 MiB; a 16 MiB copy (about 300 us at 55 GB/s) is long
+  // beside the driver's work per chunk and lane_shared's 11 us count of it
+  // (data/runs/20261201T145256Z). Four buffers: the driver holds two chunks
+  // (one being copied, the one before until its copy is done), the readers
+  // fill the other two. Copying from the page cache's own pages instead
+  // (cudaHostRegister of the mapped file) does not pay: registering runs at
+  // 30-36 GB/s (zero_copy_probe.cu there).
   return {kGpuChunk, kGpuBuffers};
 }
 
@@ -430,9 +433,18 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 #endif
 }
 
+// A quarter of the cores left to the thread that enqueues the copies and
+// to the driver's: on the H200's 16 cores, 12 readers gave 85-92% of pinned
+// host-to-device copies and 16 gave 72-82%, seven runs each in rotation
+// (data/explorations/20261201T1610Z_gpu_count, round 2); with 16, count is
+// slower than its reads alone, with 12 faster.
+int gpu_reading_threads(int requested) {
+  return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 3 / 4);
+}
+
 Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece) {
   if (regular_file_size(fd)) {
-    FileChunkReader reader(fd, name, stream.buffers(), piece, cpu::resolve_threads(threads));
+    FileChunkReader reader(fd, name, stream.buffers(), piece, gpu_reading_threads(threads));
     return stream.count(reader);
   }
   ChunkReader reader(fd, name, stream.buffers());

@@ -161,8 +161,12 @@ class GpuStream {
 // executor that is not a GPU one.
 std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan);
 
+// The threads a GPU stream reads a regular file with: `requested`, or for 0
+// three quarters of OpenMP's default (one per core), at least one.
+int gpu_reading_threads(int requested);
+
 // Counts fd through `stream`: a regular file read by `threads` threads (0:
-// OpenMP's default) preading `piece` bytes at a time (a divisor of the
+// gpu_reading_threads' default) preading `piece` bytes at a time (a divisor of the
 // stream's chunk), a stream by a ChunkReader, either into the stream's buffers.
 Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece = kGpuPiece);
 

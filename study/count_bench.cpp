@@ -218,8 +218,8 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   auto g = std::make_shared<GpuBench>();
   g->ex = make_executors({"nvcc"}, "none", request.device);
   g->gpu = &executor_for(g->ex, impl);
-  const int threads = cpu::resolve_threads(request.threads);
-  g->want = count_stream(request.path, find_implementation("reference"), *g->ex.owned.front(), threads);
+  const int threads = gpu_reading_threads(request.threads);
+  g->want = count_stream(request.path, find_implementation("reference"), *g->ex.owned.front(), 0);
   const ReadPlan plan = gpu_file_plan(size, {request.chunk ? std::size_t(request.chunk) : kGpuChunk,
                                              request.buffers ? request.buffers : kGpuBuffers,
                                              request.piece ? std::size_t(request.piece) : kGpuPiece});

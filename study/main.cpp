@@ -390,7 +390,8 @@ int main(int argc, char** argv) {
                         "pinned memory")
       ->capture_default_str();
   count->add_option("-t,--threads", count_threads,
-                    "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+                    "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
+                    "(default: three quarters of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp);
 
@@ -402,7 +403,8 @@ int main(int argc, char** argv) {
   count_bench->add_option("FILE", bench.path, "a regular file")->required();
   count_bench->add_option("--impl", bench.impl, "implementation that counts, CPU or GPU")->capture_default_str();
   count_bench->add_option("-t,--threads", bench.threads,
-                          "CPU threads: counting, or for a GPU implementation reading the file (default: one per core)")
+                          "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
+                    "(default: three quarters of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
