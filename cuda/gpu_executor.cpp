@@ -150,16 +150,14 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
     return run;
   }
   run.plan = impl.gpu->plan(policy, n);
-  std::size_t scratch_bytes = 0, zeroed_bytes = 0;
+  std::size_t scratch_bytes = 0;
   for (const auto& l : run.plan) {
     if (l.grid == 0 || l.block == 0)
       throw Error(std::string(impl.name) + ": launch of " + l.kernel + " with grid " + std::to_string(l.grid) +
                   " x block " + std::to_string(l.block) + " (resolve the policy first)");
     scratch_bytes = std::max(scratch_bytes, l.scratch_bytes);
-    if (l.zeroed_scratch) zeroed_bytes = std::max(zeroed_bytes, l.scratch_bytes);
   }
-  void* scratch = device_->scratch(scratch_bytes);  // grown here, never inside a timed region
-  if (zeroed_bytes) HS_CUDA(cudaMemsetAsync(scratch, 0, zeroed_bytes, stream()));
+  device_->scratch(scratch_bytes);  // grown (and zeroed) here, never inside a timed region
   return run;
 }
 
@@ -170,7 +168,9 @@ void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::u
     device_->cub().enqueue(data, n, run.out, run.counter_bits, stream());
     return;
   }
-  const Buffers on{data, n, run.out, device_->scratch(0)};  // the current scratch: it only grows, in prepare()
+  // The scratch as it is now, never a pointer kept since prepare(): it only
+  // grows (in prepare()), and is zero whenever it is allocated.
+  const Buffers on{data, n, run.out, device_->scratch(0)};
   for (const auto& l : run.plan) {
     KernelArgs args = l.args(on);
     launch(l, args);

@@ -26,6 +26,7 @@
 #include "cuda/check.hpp"
 #include "cuda/fast_constants.cuh"
 #include "cuda/floor_constants.cuh"
+#include "cuda/gpu_executor.hpp"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
@@ -253,7 +254,6 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   const auto policy = gpu().resolve(lane_shared, defaults(), 70000, 1);
   const auto plan = lane_shared.gpu->plan(policy, 70000);
   REQUIRE(plan.size() == 1);
-  CHECK(plan[0].zeroed_scratch);
   const std::size_t scratch_bytes = plan[0].scratch_bytes;
   CHECK(scratch_bytes == HS_SPREAD_BYTES);
   void *raw = nullptr, *bins = nullptr, *scratch = nullptr;
@@ -283,6 +283,59 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   HS_CUDA(cudaFree(scratch));
   HS_CUDA(cudaFree(bins));
   HS_CUDA(cudaFree(raw));
+}
+
+namespace {
+
+hs::gpu::GpuExecutor& gpu_executor() { return dynamic_cast<hs::gpu::GpuExecutor&>(gpu()); }
+
+// Whether the shared scratch's first `bytes` (grown to them where it is
+// smaller) are all zero once the shared stream is done.
+bool scratch_is_zero(std::size_t bytes) {
+  void* scratch = g_device->scratch(bytes);
+  std::vector<unsigned char> host(bytes, 0xff);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
+  HS_CUDA(cudaMemcpy(host.data(), scratch, bytes, cudaMemcpyDeviceToHost));
+  return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == 0; });
+}
+
+// The 32-bit bins at `placement`, once the shared stream is done.
+hs::Bins bins32_at(const hs::Placement& placement) {
+  std::vector<unsigned> narrow(256);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
+  HS_CUDA(cudaMemcpy(narrow.data(), g_device->bins(placement), 256 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  hs::Bins bins{};
+  std::copy(narrow.begin(), narrow.end(), bins.begin());
+  return bins;
+}
+
+}  // namespace
+
+// The scratch's contract (cuda/shared_device.hpp): zero whenever it is
+// allocated, left zero by every user, so a run prepared before another
+// plan's request regrew it still finds it zero.
+TEST_CASE("the scratch is zero when allocated and after every kernel, even regrown between prepare and enqueue") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 70000);
+  const hs::Bins want = reference_of(data);
+  gpu().load(data);
+  for (const auto& config : kKernels) {
+    check_kernel(config, 0, 0, 1, data.size(), want, "prose");
+    INFO(config.impl << " " << config.passes);
+    CHECK(scratch_is_zero(HS_SPREAD_BYTES));
+  }
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  const auto policy = gpu().resolve(lane_shared, defaults(), data.size(), 1);
+  REQUIRE(policy.counter_bits == 32);
+  const auto run = gpu_executor().prepare(lane_shared, policy, kAnywhere);
+  // Another plan asks for more: the scratch is freed (dirty here, as freed
+  // memory may be when it comes back) and allocated anew.
+  HS_CUDA(cudaMemsetAsync(g_device->scratch(0), 0xff, HS_SPREAD_BYTES, g_device->stream()));
+  const std::size_t grown = 64 * HS_SPREAD_BYTES;  // more than any plan asks for
+  CHECK(scratch_is_zero(grown));
+  g_device->zero_outputs(kAnywhere);
+  gpu_executor().enqueue(run);
+  CHECK(hs::first_mismatch(want, bins32_at(kAnywhere)) == std::nullopt);
+  CHECK(scratch_is_zero(grown));
 }
 
 TEST_CASE("the floors read misaligned buffers: head, body and tail") {
