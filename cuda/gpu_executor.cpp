@@ -8,6 +8,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_record.hpp"
 #include "study/error.hpp"
+#include "study/sizes.hpp"
 
 namespace hs::gpu {
 namespace {
@@ -139,6 +140,8 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
   if (!impl.gpu) throw UsageError(std::string(impl.name) + " is not a GPU implementation");
   device_->activate();
   Prepared run;
+  run.impl = impl.name;
+  run.n = n;
   run.library = impl.gpu->library;
   run.counter_bits = policy.counter_bits;
   run.out = impl.counts ? device_->bins(placement) : static_cast<void*>(device_->byte_sum());
@@ -164,6 +167,9 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
 void GpuExecutor::enqueue(const Prepared& run) { enqueue(run, device_->input(), device_->size()); }
 
 void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::uint64_t n) {
+  if (n > run.n)
+    throw Error("GPU executor: " + std::string(run.impl) + " was prepared for " + with_commas(run.n) +
+                " bytes, not the " + with_commas(n) + " it was given (prepare it for them)");
   if (run.library) {
     device_->cub().enqueue(data, n, run.out, run.counter_bits, stream());
     return;

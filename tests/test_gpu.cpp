@@ -309,6 +309,17 @@ hs::Bins bins32_at(const hs::Placement& placement) {
   return bins;
 }
 
+// What `f` throws as an hs::Error; "" when it throws nothing.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const hs::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 // The scratch's contract (cuda/shared_device.hpp): zero whenever it is
@@ -336,6 +347,29 @@ TEST_CASE("the scratch is zero when allocated and after every kernel, even regro
   gpu_executor().enqueue(run);
   CHECK(hs::first_mismatch(want, bins32_at(kAnywhere)) == std::nullopt);
   CHECK(scratch_is_zero(grown));
+}
+
+TEST_CASE("a prepared run refuses more bytes than it was prepared for, naming its implementation and both sizes") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 4099);
+  gpu().load(data);
+  for (const auto& impl : hs::implementations()) {
+    if (impl.backend != hs::Backend::cuda) continue;
+    INFO(impl.name);
+    const auto policy = gpu().resolve(impl, defaults(), data.size(), 1);
+    const auto shorter = gpu_executor().prepare(impl, policy, kAnywhere, g_device->input(), data.size() - 1);
+    const std::string what = error_of([&] { gpu_executor().enqueue(shorter); });
+    INFO(what);
+    CHECK(what.find(std::string(impl.name) + " was prepared for 4,098 bytes, not the 4,099") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK(error_of([&] { gpu_executor().enqueue(gpu_executor().prepare(impl, policy, kAnywhere)); }).empty());
+  }
+  // A sampler prepared before a larger input was loaded refuses to run on it.
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  const auto sampler = gpu().sampler(lane_shared, gpu().resolve(lane_shared, defaults(), data.size(), 1), kAnywhere,
+                                     hs::CacheMode::hot);
+  gpu().load(hs::make_input(hs::parse_input("prose"), 2 * data.size()));
+  CHECK_THROWS_AS(sampler->warm(), hs::Error);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
 }
 
 TEST_CASE("the floors read misaligned buffers: head, body and tail") {
