@@ -96,6 +96,12 @@ std::string GpuExecutor::compute_capability() const {
   return std::to_string(limits().cc_major) + "." + std::to_string(limits().cc_minor);
 }
 
+void GpuExecutor::check_args(const KernelLaunch& launch, const KernelArgs& args, std::size_t param_bytes) const {
+  if (args.size() != param_bytes)
+    throw Error(toolchain() + " executor: " + launch.kernel + " takes a " + std::to_string(param_bytes) +
+                "-byte argument struct; its plan packed " + std::to_string(args.size()) + " bytes");
+}
+
 nlohmann::json GpuExecutor::device_json() const {
   int driver = 0, runtime = 0;
   HS_CUDA(cudaDriverGetVersion(&driver));

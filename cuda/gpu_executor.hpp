@@ -77,6 +77,9 @@ class GpuExecutor : public Executor {
   cudaStream_t stream() const { return device_->stream(); }
   // "7.5": for messages.
   std::string compute_capability() const;
+  // Throws Error unless `args` is the size of the argument struct that
+  // `launch.kernel` takes, `param_bytes` (a plan packing another family's).
+  void check_args(const KernelLaunch& launch, const KernelArgs& args, std::size_t param_bytes) const;
 
  private:
   std::shared_ptr<SharedDevice> device_;

@@ -27,6 +27,7 @@
 #include "cuda/fast_constants.cuh"
 #include "cuda/floor_constants.cuh"
 #include "cuda/gpu_executor.hpp"
+#include "cuda/lesson_constants.cuh"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
@@ -622,12 +623,17 @@ TEST_CASE("moving the bins by 512 bytes moves them by 512 bytes in the record, a
 
 namespace {
 
-// A modules directory built here, for this GPU's arch, by the first NVRTC
-// `histostudy list` would show (the default search path's, or .deps/nvrtc's).
-std::filesystem::path built_modules(const std::string& name) {
-  std::string spec;
+// The first NVRTC `histostudy list` would show (the default search path's,
+// or .deps/nvrtc's); "" when there is none.
+std::string nvrtc_spec() {
   for (const auto& t : hs::gpu::find_toolchains())
-    if (t.spec != "nvcc" && spec.empty()) spec = t.spec;
+    if (t.spec != "nvcc") return t.spec;
+  return "";
+}
+
+// A modules directory built here, for this GPU's arch, by nvrtc_spec().
+std::filesystem::path built_modules(const std::string& name) {
+  const std::string spec = nvrtc_spec();
   REQUIRE_MESSAGE(!spec.empty(), "no NVRTC library here (./dev nvrtc, or tools/h200_run.sh unpack)");
   const auto dir = std::filesystem::temp_directory_path() / ("hs_modules_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -700,6 +706,45 @@ TEST_CASE("modules: every SASS and JIT-compiled PTX entry counts exactly; altere
   CHECK(skipped[0].find("skipped") != std::string::npos);
   std::filesystem::remove_all(dir);
   std::filesystem::remove_all(fresh);
+}
+
+namespace {
+
+// global's plan, but packing the floors' struct for hs_global, which takes
+// the lesson's: a plan's mistake every executor must refuse to launch.
+std::vector<hs::gpu::KernelLaunch> plan_misfit(const hs::LaunchPolicy& p, std::uint64_t n) {
+  auto plan = hs::find_implementation("global").gpu->plan(p, n);
+  for (auto& launch : plan)
+    launch.args = [](const hs::gpu::Buffers& b) -> hs::gpu::KernelArgs {
+      return hs_floor_args{b.data, b.n, static_cast<unsigned long long*>(b.out)};
+    };
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("nvcc's and NVRTC's executors refuse a plan that packs another argument struct than its kernel takes") {
+  static_assert(sizeof(hs_floor_args) != sizeof(hs_lesson_args));
+  const hs::gpu::Variant misfit{hs::find_implementation("global").gpu->resolve, plan_misfit};
+  hs::Implementation impl = hs::find_implementation("global");
+  impl.name = "misfit";
+  impl.gpu = &misfit;
+  const std::string spec = nvrtc_spec();
+  REQUIRE_MESSAGE(!spec.empty(), "no NVRTC library here (./dev nvrtc, or tools/h200_run.sh unpack)");
+  const auto nvrtc = hs::gpu::make_gpu_executor(spec, g_device);
+  const auto data = hs::make_input(hs::parse_input("uniform"), 4099);
+  const std::string want = "hs_global<unsigned int> takes a " + std::to_string(sizeof(hs_lesson_args)) +
+                           "-byte argument struct; its plan packed " + std::to_string(sizeof(hs_floor_args)) + " bytes";
+  for (hs::Executor* e : {&gpu(), nvrtc.get()}) {
+    INFO(e->toolchain());
+    e->load(data);
+    const auto policy = e->resolve(impl, defaults(), data.size(), 1);
+    const std::string what = error_of([&] { e->run_once(impl, policy, kAnywhere); });
+    CHECK(what == e->toolchain() + " executor: " + want);
+    // The registry's own global runs there, the same struct packed as its kernel takes.
+    const auto& global = hs::find_implementation("global");
+    CHECK(hs::first_mismatch(reference_of(data), e->run_once(global, policy, kAnywhere).bins) == std::nullopt);
+  }
 }
 
 int main(int argc, char** argv) {
