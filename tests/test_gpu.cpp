@@ -556,6 +556,16 @@ TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again a
                   hs::UsageError);
 }
 
+TEST_CASE("a GPU stream refuses a ring it cannot use in one line saying what it needs and what it got") {
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  auto refusal = [&](hs::ReadPlan plan) { return error_of([&] { hs::make_gpu_stream(gpu(), lane_shared, plan); }); };
+  const std::string needs = "GPU stream: needs at least 2 buffers of at least 1 byte (got ";
+  CHECK(refusal({0, 1}) == needs + "1 buffer of 0 bytes)");
+  CHECK(refusal({1, 0}) == needs + "0 buffers of 1 byte)");
+  CHECK(refusal({0, 3}) == needs + "3 buffers of 0 bytes)");
+  CHECK(refusal({1, 2}).empty());
+}
+
 TEST_CASE("the nvcc executor names its toolchain and supports exactly the GPU variants") {
   CHECK(gpu().toolchain().rfind("nvcc ", 0) == 0);
   const auto described = gpu().describe();
