@@ -8,6 +8,7 @@
 #include "cuda/check.hpp"
 #include "cuda/device_record.hpp"
 #include "study/error.hpp"
+#include "study/sizes.hpp"
 
 namespace hs::gpu {
 namespace {
@@ -95,6 +96,12 @@ std::string GpuExecutor::compute_capability() const {
   return std::to_string(limits().cc_major) + "." + std::to_string(limits().cc_minor);
 }
 
+void GpuExecutor::check_args(const KernelLaunch& launch, const KernelArgs& args, std::size_t param_bytes) const {
+  if (args.size() != param_bytes)
+    throw Error(toolchain() + " executor: " + launch.kernel + " takes a " + std::to_string(param_bytes) +
+                "-byte argument struct; its plan packed " + std::to_string(args.size()) + " bytes");
+}
+
 nlohmann::json GpuExecutor::device_json() const {
   int driver = 0, runtime = 0;
   HS_CUDA(cudaDriverGetVersion(&driver));
@@ -139,6 +146,8 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
   if (!impl.gpu) throw UsageError(std::string(impl.name) + " is not a GPU implementation");
   device_->activate();
   Prepared run;
+  run.impl = impl.name;
+  run.n = n;
   run.library = impl.gpu->library;
   run.counter_bits = policy.counter_bits;
   run.out = impl.counts ? device_->bins(placement) : static_cast<void*>(device_->byte_sum());
@@ -150,27 +159,30 @@ GpuExecutor::Prepared GpuExecutor::prepare(const Implementation& impl, const Lau
     return run;
   }
   run.plan = impl.gpu->plan(policy, n);
-  std::size_t scratch_bytes = 0, zeroed_bytes = 0;
+  std::size_t scratch_bytes = 0;
   for (const auto& l : run.plan) {
     if (l.grid == 0 || l.block == 0)
       throw Error(std::string(impl.name) + ": launch of " + l.kernel + " with grid " + std::to_string(l.grid) +
                   " x block " + std::to_string(l.block) + " (resolve the policy first)");
     scratch_bytes = std::max(scratch_bytes, l.scratch_bytes);
-    if (l.zeroed_scratch) zeroed_bytes = std::max(zeroed_bytes, l.scratch_bytes);
   }
-  void* scratch = device_->scratch(scratch_bytes);  // grown here, never inside a timed region
-  if (zeroed_bytes) HS_CUDA(cudaMemsetAsync(scratch, 0, zeroed_bytes, stream()));
+  device_->scratch(scratch_bytes);  // grown (and zeroed) here, never inside a timed region
   return run;
 }
 
 void GpuExecutor::enqueue(const Prepared& run) { enqueue(run, device_->input(), device_->size()); }
 
 void GpuExecutor::enqueue(const Prepared& run, const unsigned char* data, std::uint64_t n) {
+  if (n > run.n)
+    throw Error("GPU executor: " + std::string(run.impl) + " was prepared for " + with_commas(run.n) +
+                " bytes, not the " + with_commas(n) + " it was given (prepare it for them)");
   if (run.library) {
     device_->cub().enqueue(data, n, run.out, run.counter_bits, stream());
     return;
   }
-  const Buffers on{data, n, run.out, device_->scratch(0)};  // the current scratch: it only grows, in prepare()
+  // The scratch as it is now, never a pointer kept since prepare(): it only
+  // grows (in prepare()), and is zero whenever it is allocated.
+  const Buffers on{data, n, run.out, device_->scratch(0)};
   for (const auto& l : run.plan) {
     KernelArgs args = l.args(on);
     launch(l, args);

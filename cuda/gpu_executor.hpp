@@ -13,6 +13,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,8 @@ class GpuExecutor : public Executor {
 
   // One run, ready to enqueue without host work that could skew timing.
   struct Prepared {
+    std::string_view impl;  // its implementation's name, for messages
+    std::uint64_t n = 0;    // the bytes its grid, counters and CUB's storage are for
     bool library = false;
     int counter_bits = 32;
     void* out = nullptr;
@@ -57,7 +60,8 @@ class GpuExecutor : public Executor {
   void enqueue(const Prepared& run);
   // The same over data[0, n) of device memory other than the loaded input
   // (a streamed chunk, cuda/stream_count.cpp), on the shared stream: a run
-  // prepared for n bytes, enqueued on any buffer of n bytes.
+  // prepared for n bytes, enqueued on any buffer of n bytes. enqueue throws
+  // Error for more bytes than the run was prepared for (CUB's also for fewer).
   Prepared prepare(const Implementation& impl, const LaunchPolicy& policy, const Placement& placement,
                    const unsigned char* data, std::uint64_t n);
   void enqueue(const Prepared& run, const unsigned char* data, std::uint64_t n);
@@ -73,6 +77,9 @@ class GpuExecutor : public Executor {
   cudaStream_t stream() const { return device_->stream(); }
   // "7.5": for messages.
   std::string compute_capability() const;
+  // Throws Error unless `args` is the size of the argument struct that
+  // `launch.kernel` takes, `param_bytes` (a plan packing another family's).
+  void check_args(const KernelLaunch& launch, const KernelArgs& args, std::size_t param_bytes) const;
 
  private:
   std::shared_ptr<SharedDevice> device_;

@@ -15,11 +15,23 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/gpu_executor.hpp"
 #include "cuda/kernel_sources.hpp"
+#include "cuda/nvcc_kernels.hpp"
 #include "cuda/nvrtc_library.hpp"
 #include "cuda/toolchains.hpp"
 
 namespace hs::gpu {
 namespace {
+
+// The size of the argument struct kernel `name` takes, as its declaration
+// says: nvcc's table of the same kernel sources (an NVRTC build compiles
+// this binary's embedded copy of them; a modules directory must name their
+// SHA-256, cuda/modules.cpp). Not the driver's cuFuncGetParamInfo: that
+// needs a CUDA 12.4 driver and header, and the project supports CUDA 12.0.
+std::size_t declared_param_bytes(const std::string& name, const std::string& toolchain) {
+  for (const auto& kernel : nvcc::kernel_table())
+    if (kernel.name == name) return kernel.param_bytes;
+  throw Unavailable(toolchain + ": its kernel " + name + " is not one this binary's kernel sources declare");
+}
 
 // A code image loaded into `device`'s primary context, which stays retained
 // while the module lives.
@@ -75,6 +87,7 @@ class ModuleExecutor final : public GpuExecutor {
         module_(driver_, this->device(), image_.image) {
     for (const auto& [name, symbol] : image_.lowered_names) {
       Kernel kernel{module_.function(symbol)};
+      kernel.param_bytes = declared_param_bytes(name, image_.label);
       // Asking for attributes loads the function now, so lazy module loading
       // (CUDA_MODULE_LOADING=LAZY, the default) cannot land in a timed launch.
       HS_CUDA(driver_.cuFuncGetAttribute(&kernel.registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel.function));
@@ -110,22 +123,31 @@ class ModuleExecutor final : public GpuExecutor {
 
  protected:
   void launch(const KernelLaunch& l, KernelArgs& args) override {
+    const Kernel& kernel = opted_in(l.kernel, l.shared_bytes);
+    check_args(l, args, kernel.param_bytes);
     void* params[] = {args.data()};
-    HS_CUDA(driver_.cuLaunchKernel(opted_in(l.kernel, l.shared_bytes), l.grid, 1, 1, l.block, 1, 1,
-                                   unsigned(l.shared_bytes), stream(), params, nullptr));
+    HS_CUDA(driver_.cuLaunchKernel(kernel.function, l.grid, 1, 1, l.block, 1, 1, unsigned(l.shared_bytes), stream(),
+                                   params, nullptr));
   }
 
   int blocks_per_sm(const std::string& name, int block, std::size_t dynamic_shared) const override {
     int blocks = 0;
-    HS_CUDA(driver_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared), block,
-                                                                dynamic_shared));
+    HS_CUDA(driver_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, opted_in(name, dynamic_shared).function,
+                                                                block, dynamic_shared));
     return blocks;
   }
 
  private:
+  struct Kernel {
+    CUfunction function = nullptr;
+    int registers = 0, local_bytes = 0, static_shared_bytes = 0;
+    std::size_t param_bytes = 0;  // its argument struct's
+    std::size_t opted_in_bytes = 0;
+  };
+
   // The kernel, opted in to `shared` bytes of dynamic shared memory where
   // that is beyond the default per-block limit (once per kernel and size).
-  CUfunction opted_in(const std::string& name, std::size_t shared) const {
+  const Kernel& opted_in(const std::string& name, std::size_t shared) const {
     const auto found = kernels_.find(name);
     if (found == kernels_.end()) throw Error(toolchain() + " executor: no kernel for " + name);
     Kernel& kernel = found->second;
@@ -134,14 +156,8 @@ class ModuleExecutor final : public GpuExecutor {
                                          int(shared)));
       kernel.opted_in_bytes = shared;
     }
-    return kernel.function;
+    return kernel;
   }
-
-  struct Kernel {
-    CUfunction function = nullptr;
-    int registers = 0, local_bytes = 0, static_shared_bytes = 0;
-    std::size_t opted_in_bytes = 0;
-  };
 
   ModuleImage image_;
   const DriverApi& driver_;

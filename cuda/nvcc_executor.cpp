@@ -78,9 +78,7 @@ class NvccExecutor final : public GpuExecutor {
  protected:
   void launch(const KernelLaunch& l, KernelArgs& args) override {
     const nvcc::Kernel& kernel = opted_in(l.kernel, l.shared_bytes);
-    if (args.size() != kernel.param_bytes)
-      throw Error("nvcc executor: " + l.kernel + " takes a " + std::to_string(kernel.param_bytes) +
-                  "-byte argument struct; its plan packed " + std::to_string(args.size()) + " bytes");
+    check_args(l, args, kernel.param_bytes);
     void* params[] = {args.data()};
     const cudaError_t launched =
         cudaLaunchKernel(kernel.stub, dim3(l.grid), dim3(l.block), params, l.shared_bytes, stream());

@@ -127,6 +127,7 @@ void* SharedDevice::scratch(std::size_t bytes) {
   scratch_capacity_ = 0;
   HS_CUDA(cudaMalloc(&scratch_, bytes));
   scratch_capacity_ = bytes;
+  HS_CUDA(cudaMemsetAsync(scratch_, 0, bytes, stream_));  // the contract: zero whenever allocated
   return scratch_;
 }
 

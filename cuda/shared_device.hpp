@@ -51,7 +51,11 @@ class SharedDevice {
   // 256 counters, room for 64-bit ones, at `placement` in the arena.
   void* bins(const Placement& placement) const;
   unsigned long long* byte_sum() const { return sum_; }
-  // At least `bytes` of scratch, allocated here, outside any timed region.
+  // At least `bytes` of scratch, allocated here (grown only), outside any
+  // timed region. The scratch is zero whenever it is allocated (zeroed on
+  // the shared stream before anything later on it), and every user must
+  // leave it zero: so a launch may expect it zero (lane_shared's spread
+  // entries), even when another plan's request regrew it since.
   void* scratch(std::size_t bytes);
   // Enqueues zeroing of the bins at `placement` and of the byte sum.
   void zero_outputs(const Placement& placement);

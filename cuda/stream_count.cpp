@@ -53,8 +53,9 @@ class StreamCount final : public GpuStream {
 StreamCount::StreamCount(GpuExecutor& executor, const Implementation& impl, ReadPlan plan)
     : executor_(executor), impl_(impl), chunk_(plan.chunk) {
   if (plan.chunk == 0 || plan.buffers < 2)
-    throw Error("GPU stream: " + std::to_string(plan.buffers) + " buffers of " + std::to_string(plan.chunk) +
-                " bytes (at least 2 of 1)");
+    throw Error("GPU stream: needs at least 2 buffers of at least 1 byte (got " + std::to_string(plan.buffers) +
+                (plan.buffers == 1 ? " buffer" : " buffers") + " of " + std::to_string(plan.chunk) +
+                (plan.chunk == 1 ? " byte)" : " bytes)"));
   LaunchPolicy requested;
   requested.counter_bits = 64;  // every chunk of a stream of any length adds into the same bins
   policy_ = executor.resolve(impl, requested, chunk_, 1);

@@ -265,12 +265,11 @@ LaunchPolicy resolve_lane_shared(LaunchPolicy requested, std::uint64_t n, int ru
 // The input, the bins, and the scratch for the spread entries.
 KernelArgs lane_shared_args(const Buffers& b) { return hs_lane_shared_args{b.data, b.n, b.out, b.scratch}; }
 
-// One launch; its spread entries live in the scratch, zeroed once by the
-// executor and left zero by every launch.
+// One launch; its spread entries live in the scratch, which is zero when it
+// starts and which it leaves zero (the scratch's contract, KernelLaunch).
 std::vector<KernelLaunch> plan_lane_shared(const LaunchPolicy& p, std::uint64_t) {
   return {{.kernel = lane_shared_kernel(p.counter_bits), .grid = unsigned(p.grid), .block = unsigned(p.block),
-           .shared_bytes = std::size_t(p.shared_bytes), .scratch_bytes = HS_SPREAD_BYTES, .zeroed_scratch = true,
-           .args = lane_shared_args}};
+           .shared_bytes = std::size_t(p.shared_bytes), .scratch_bytes = HS_SPREAD_BYTES, .args = lane_shared_args}};
 }
 
 // ---- cub ----------------------------------------------------------------

@@ -41,7 +41,7 @@ struct Buffers {
   const unsigned char* data = nullptr;  // the input
   std::uint64_t n = 0;                  // its bytes
   void* out = nullptr;                  // the 256 bins (of the policy's counter width), or a floor's byte sum
-  void* scratch = nullptr;              // at least the plan's scratch_bytes
+  void* scratch = nullptr;              // at least the plan's scratch_bytes, all zero
 };
 
 // A kernel's one parameter: its family's argument struct (cuda/*_constants.cuh),
@@ -70,11 +70,10 @@ struct KernelLaunch {
   unsigned grid = 0, block = 0;
   std::size_t shared_bytes = 0;  // dynamic shared memory
   // GPU memory the run's buffers must have as scratch (lane_shared's spread
-  // entries); no launch may expect what it holds unless it says zeroed_scratch.
+  // entries). The contract (cuda/shared_device.hpp, SharedDevice::scratch):
+  // the scratch is zero when a launch starts, since it is zeroed whenever it
+  // is allocated, and every launch must leave it zero.
   std::size_t scratch_bytes = 0;
-  // The launch expects the scratch's first scratch_bytes zero and leaves
-  // them zero; prepare() zeroes them, outside any timed region.
-  bool zeroed_scratch = false;
   std::function<KernelArgs(const Buffers&)> args;
 };
 

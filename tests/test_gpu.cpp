@@ -26,6 +26,8 @@
 #include "cuda/check.hpp"
 #include "cuda/fast_constants.cuh"
 #include "cuda/floor_constants.cuh"
+#include "cuda/gpu_executor.hpp"
+#include "cuda/lesson_constants.cuh"
 #include "cuda/modules.hpp"
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/shared_device.hpp"
@@ -253,7 +255,6 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   const auto policy = gpu().resolve(lane_shared, defaults(), 70000, 1);
   const auto plan = lane_shared.gpu->plan(policy, 70000);
   REQUIRE(plan.size() == 1);
-  CHECK(plan[0].zeroed_scratch);
   const std::size_t scratch_bytes = plan[0].scratch_bytes;
   CHECK(scratch_bytes == HS_SPREAD_BYTES);
   void *raw = nullptr, *bins = nullptr, *scratch = nullptr;
@@ -283,6 +284,93 @@ TEST_CASE("lane_shared refuses what it cannot run and counts misaligned buffers"
   HS_CUDA(cudaFree(scratch));
   HS_CUDA(cudaFree(bins));
   HS_CUDA(cudaFree(raw));
+}
+
+namespace {
+
+hs::gpu::GpuExecutor& gpu_executor() { return dynamic_cast<hs::gpu::GpuExecutor&>(gpu()); }
+
+// Whether the shared scratch's first `bytes` (grown to them where it is
+// smaller) are all zero once the shared stream is done.
+bool scratch_is_zero(std::size_t bytes) {
+  void* scratch = g_device->scratch(bytes);
+  std::vector<unsigned char> host(bytes, 0xff);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
+  HS_CUDA(cudaMemcpy(host.data(), scratch, bytes, cudaMemcpyDeviceToHost));
+  return std::all_of(host.begin(), host.end(), [](unsigned char b) { return b == 0; });
+}
+
+// The 32-bit bins at `placement`, once the shared stream is done.
+hs::Bins bins32_at(const hs::Placement& placement) {
+  std::vector<unsigned> narrow(256);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
+  HS_CUDA(cudaMemcpy(narrow.data(), g_device->bins(placement), 256 * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  hs::Bins bins{};
+  std::copy(narrow.begin(), narrow.end(), bins.begin());
+  return bins;
+}
+
+// What `f` throws as an hs::Error; "" when it throws nothing.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const hs::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+// The scratch's contract (cuda/shared_device.hpp): zero whenever it is
+// allocated, left zero by every user, so a run prepared before another
+// plan's request regrew it still finds it zero.
+TEST_CASE("the scratch is zero when allocated and after every kernel, even regrown between prepare and enqueue") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 70000);
+  const hs::Bins want = reference_of(data);
+  gpu().load(data);
+  for (const auto& config : kKernels) {
+    check_kernel(config, 0, 0, 1, data.size(), want, "prose");
+    INFO(config.impl << " " << config.passes);
+    CHECK(scratch_is_zero(HS_SPREAD_BYTES));
+  }
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  const auto policy = gpu().resolve(lane_shared, defaults(), data.size(), 1);
+  REQUIRE(policy.counter_bits == 32);
+  const auto run = gpu_executor().prepare(lane_shared, policy, kAnywhere);
+  // Another plan asks for more: the scratch is freed (dirty here, as freed
+  // memory may be when it comes back) and allocated anew.
+  HS_CUDA(cudaMemsetAsync(g_device->scratch(0), 0xff, HS_SPREAD_BYTES, g_device->stream()));
+  const std::size_t grown = 64 * HS_SPREAD_BYTES;  // more than any plan asks for
+  CHECK(scratch_is_zero(grown));
+  g_device->zero_outputs(kAnywhere);
+  gpu_executor().enqueue(run);
+  CHECK(hs::first_mismatch(want, bins32_at(kAnywhere)) == std::nullopt);
+  CHECK(scratch_is_zero(grown));
+}
+
+TEST_CASE("a prepared run refuses more bytes than it was prepared for, naming its implementation and both sizes") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 4099);
+  gpu().load(data);
+  for (const auto& impl : hs::implementations()) {
+    if (impl.backend != hs::Backend::cuda) continue;
+    INFO(impl.name);
+    const auto policy = gpu().resolve(impl, defaults(), data.size(), 1);
+    const auto shorter = gpu_executor().prepare(impl, policy, kAnywhere, g_device->input(), data.size() - 1);
+    const std::string what = error_of([&] { gpu_executor().enqueue(shorter); });
+    INFO(what);
+    CHECK(what.find(std::string(impl.name) + " was prepared for 4,098 bytes, not the 4,099") != std::string::npos);
+    CHECK(what.find('\n') == std::string::npos);
+    CHECK(error_of([&] { gpu_executor().enqueue(gpu_executor().prepare(impl, policy, kAnywhere)); }).empty());
+  }
+  // A sampler prepared before a larger input was loaded refuses to run on it.
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  const auto sampler = gpu().sampler(lane_shared, gpu().resolve(lane_shared, defaults(), data.size(), 1), kAnywhere,
+                                     hs::CacheMode::hot);
+  gpu().load(hs::make_input(hs::parse_input("prose"), 2 * data.size()));
+  CHECK_THROWS_AS(sampler->warm(), hs::Error);
+  HS_CUDA(cudaStreamSynchronize(g_device->stream()));
 }
 
 TEST_CASE("the floors read misaligned buffers: head, body and tail") {
@@ -468,6 +556,16 @@ TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again a
                   hs::UsageError);
 }
 
+TEST_CASE("a GPU stream refuses a ring it cannot use in one line saying what it needs and what it got") {
+  const auto& lane_shared = hs::find_implementation("lane_shared");
+  auto refusal = [&](hs::ReadPlan plan) { return error_of([&] { hs::make_gpu_stream(gpu(), lane_shared, plan); }); };
+  const std::string needs = "GPU stream: needs at least 2 buffers of at least 1 byte (got ";
+  CHECK(refusal({0, 1}) == needs + "1 buffer of 0 bytes)");
+  CHECK(refusal({1, 0}) == needs + "0 buffers of 1 byte)");
+  CHECK(refusal({0, 3}) == needs + "3 buffers of 0 bytes)");
+  CHECK(refusal({1, 2}).empty());
+}
+
 TEST_CASE("the nvcc executor names its toolchain and supports exactly the GPU variants") {
   CHECK(gpu().toolchain().rfind("nvcc ", 0) == 0);
   const auto described = gpu().describe();
@@ -535,12 +633,17 @@ TEST_CASE("moving the bins by 512 bytes moves them by 512 bytes in the record, a
 
 namespace {
 
-// A modules directory built here, for this GPU's arch, by the first NVRTC
-// `histostudy list` would show (the default search path's, or .deps/nvrtc's).
-std::filesystem::path built_modules(const std::string& name) {
-  std::string spec;
+// The first NVRTC `histostudy list` would show (the default search path's,
+// or .deps/nvrtc's); "" when there is none.
+std::string nvrtc_spec() {
   for (const auto& t : hs::gpu::find_toolchains())
-    if (t.spec != "nvcc" && spec.empty()) spec = t.spec;
+    if (t.spec != "nvcc") return t.spec;
+  return "";
+}
+
+// A modules directory built here, for this GPU's arch, by nvrtc_spec().
+std::filesystem::path built_modules(const std::string& name) {
+  const std::string spec = nvrtc_spec();
   REQUIRE_MESSAGE(!spec.empty(), "no NVRTC library here (./dev nvrtc, or tools/h200_run.sh unpack)");
   const auto dir = std::filesystem::temp_directory_path() / ("hs_modules_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -613,6 +716,45 @@ TEST_CASE("modules: every SASS and JIT-compiled PTX entry counts exactly; altere
   CHECK(skipped[0].find("skipped") != std::string::npos);
   std::filesystem::remove_all(dir);
   std::filesystem::remove_all(fresh);
+}
+
+namespace {
+
+// global's plan, but packing the floors' struct for hs_global, which takes
+// the lesson's: a plan's mistake every executor must refuse to launch.
+std::vector<hs::gpu::KernelLaunch> plan_misfit(const hs::LaunchPolicy& p, std::uint64_t n) {
+  auto plan = hs::find_implementation("global").gpu->plan(p, n);
+  for (auto& launch : plan)
+    launch.args = [](const hs::gpu::Buffers& b) -> hs::gpu::KernelArgs {
+      return hs_floor_args{b.data, b.n, static_cast<unsigned long long*>(b.out)};
+    };
+  return plan;
+}
+
+}  // namespace
+
+TEST_CASE("nvcc's and NVRTC's executors refuse a plan that packs another argument struct than its kernel takes") {
+  static_assert(sizeof(hs_floor_args) != sizeof(hs_lesson_args));
+  const hs::gpu::Variant misfit{hs::find_implementation("global").gpu->resolve, plan_misfit};
+  hs::Implementation impl = hs::find_implementation("global");
+  impl.name = "misfit";
+  impl.gpu = &misfit;
+  const std::string spec = nvrtc_spec();
+  REQUIRE_MESSAGE(!spec.empty(), "no NVRTC library here (./dev nvrtc, or tools/h200_run.sh unpack)");
+  const auto nvrtc = hs::gpu::make_gpu_executor(spec, g_device);
+  const auto data = hs::make_input(hs::parse_input("uniform"), 4099);
+  const std::string want = "hs_global<unsigned int> takes a " + std::to_string(sizeof(hs_lesson_args)) +
+                           "-byte argument struct; its plan packed " + std::to_string(sizeof(hs_floor_args)) + " bytes";
+  for (hs::Executor* e : {&gpu(), nvrtc.get()}) {
+    INFO(e->toolchain());
+    e->load(data);
+    const auto policy = e->resolve(impl, defaults(), data.size(), 1);
+    const std::string what = error_of([&] { e->run_once(impl, policy, kAnywhere); });
+    CHECK(what == e->toolchain() + " executor: " + want);
+    // The registry's own global runs there, the same struct packed as its kernel takes.
+    const auto& global = hs::find_implementation("global");
+    CHECK(hs::first_mismatch(reference_of(data), e->run_once(global, policy, kAnywhere).bins) == std::nullopt);
+  }
 }
 
 int main(int argc, char** argv) {
