@@ -137,9 +137,10 @@ struct Entry {
 
 // One backend's bench: four entries, in this order, whose ratios the result
 // states (count to the floor, the floor's A/A control, count to its own
-// reads alone), and what the result document records of this backend.
+// reads alone), a fifth for CPU implementations (count's counting alone,
+// its bound), and what the result document records of this backend.
 struct Bench {
-  std::vector<Entry> entries;  // count, the floor, the floor again, count's reads alone
+  std::vector<Entry> entries;  // count, the floor, the floor again, count's reads alone[, its counting alone]
   std::string floor;           // the floor's ratios: count_pct_of_<floor>, control_pct_of_<floor>
   std::string floor_what;      // the floor and count's reads alone, as the summary names them
   std::string reads_what;
@@ -150,6 +151,36 @@ struct Bench {
 
 void check_bytes(const std::string& path, std::uint64_t bytes, std::uint64_t size) {
   if (bytes != size) throw Error(path + ": changed while timed");
+}
+
+// count's counting without its reads: `threads` threads taking kCpuPiece
+// bytes at a time of the file's bytes, already in memory, each counting its
+// pieces alone, as count_cpu_file's threads do once a piece is read.
+Bins count_in_memory(std::span<const std::uint8_t> bytes, const Implementation& impl, const LaunchPolicy& policy) {
+  LaunchPolicy one = policy;
+  one.threads = 1;
+  const std::int64_t pieces = std::int64_t((bytes.size() + kCpuPiece - 1) / kCpuPiece);
+  Bins total{};
+#pragma omp parallel num_threads(policy.threads)
+  {
+    Bins mine{};
+#pragma omp for schedule(dynamic, 1)
+    for (std::int64_t k = 0; k < pieces; ++k)
+      impl.cpu_histogram(bytes.subspan(std::size_t(k) * kCpuPiece).first(
+                             std::min<std::size_t>(kCpuPiece, bytes.size() - std::size_t(k) * kCpuPiece)),
+                         mine, one);
+#pragma omp critical
+    for (int v = 0; v < kBins; ++v) total[v] += mine[v];
+  }
+  return total;
+}
+
+// The file's bytes in memory (read once, untimed).
+std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, std::uint64_t size) {
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(size);
+  Fd fd(open_for_reading(path));
+  check_bytes(path, read_some(fd.get(), bytes->data(), bytes->size(), path), size);
+  return bytes;
 }
 
 Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
@@ -163,6 +194,14 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   const std::string path = request.path;
   auto read_pass = [=] { check_bytes(path, read_and_discard(path, kCpuChunk), size); };
   auto pread_pass = [=] { check_bytes(path, pread_and_discard(path, threads), size); };
+  LaunchPolicy requested;
+  requested.threads = request.threads;
+  const LaunchPolicy policy = cpu->resolve(impl, requested, kCpuChunk, 1);
+  const auto bytes = file_bytes(path, size);
+  auto memory_pass = [=, &impl] {
+    if (count_in_memory(*bytes, impl, policy) != want)
+      throw Error(request.impl + " miscounted the file's bytes in memory (bins differ from the reference's)");
+  };
   const std::string piece = std::to_string(kCpuPiece) + "-byte pieces";
   Bench bench;
   bench.entries = {
@@ -175,6 +214,9 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
       {"pread_discard", "count's own reads without the count: " + std::to_string(threads) + " threads preading " + piece +
                             ", discarded",
        pread_pass, {}},
+      {"count_in_memory", "count's counting without its reads: " + std::to_string(threads) + " threads counting " +
+                              piece + " of the file's bytes already in memory: the most count could reach",
+       memory_pass, {}},
   };
   bench.floor = "read";
   bench.floor_what = "read-and-discard";
@@ -348,7 +390,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
-      {"order", "rotating: round r starts at entry r mod 4"},
+      {"order", "rotating: round r starts at entry r mod " + std::to_string(entries.size())},
       {"entries", measured},
       {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
       {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
@@ -356,6 +398,10 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"control_pct_of_" + bench.floor, 100.0 * medians[2] / medians[1]},
       {"count_pct_of_pread", 100.0 * medians[0] / medians[3]},
   };
+  if (entries.size() > 4)
+    doc["counting_alone"] = {{"entry", entries[4].name},
+                             {"pct_of_" + bench.floor, 100.0 * medians[4] / medians[1]},
+                             {"count_pct_of_it", 100.0 * medians[0] / medians[4]}};
   doc.update(bench.record);
   if (on_gpu) doc["environment"]["gpu_state_after"] = bench.device_state();
   if (!request.no_save) doc["result_file"] = write_result(doc, request.out_dir, utc_now(true) + "_count-bench_" + bench.stem).string();
@@ -388,6 +434,12 @@ std::string describe_count_bench(const nlohmann::json& doc) {
                 doc["control_pct_of_" + floor].get<double>(), doc["count_pct_of_pread"].get<double>(),
                 doc["reads_alone"]["what"].get<std::string>().c_str());
   out += line;
+  if (doc.contains("counting_alone")) {
+    std::snprintf(line, sizeof line, "counting alone, the file's bytes in memory: %.0f%% of %s (count: %.0f%% of it)\n",
+                  doc["counting_alone"]["pct_of_" + floor].get<double>(), doc["floor"]["what"].get<std::string>().c_str(),
+                  doc["counting_alone"]["count_pct_of_it"].get<double>());
+    out += line;
+  }
   if (on_gpu) {
     std::snprintf(line, sizeof line, "the stream's buffers made in %.3f s, once\n", doc["stream_setup_s"].get<double>());
     out += line;

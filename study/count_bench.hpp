@@ -2,11 +2,13 @@
 // speed of its input, each implementation against its own floor in the same
 // run. After checking the count bin for bin against the reference, it times
 // whole passes over a page-cached regular file in rotating order, four
-// entries:
+// entries (CPU: five):
 //
 //   CPU implementations: count_stream (reading overlapping counting),
 //   reading the file and discarding it (one thread, as dd does: the floor),
-//   that again (the A/A control), and count's own parallel reads alone.
+//   that again (the A/A control), count's own parallel reads alone, and its
+//   counting alone on the file's bytes in memory (the most count could
+//   reach: where that is below 80% of the floor, so is count).
 //
 //   GPU implementations: count's GPU stream (cuda/stream_count.hpp), the
 //   same bytes copied host to device from its pinned buffers in its chunks

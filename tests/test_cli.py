@@ -69,7 +69,11 @@ class Count(unittest.TestCase):
             doc = json.load(f)
         self.assertEqual(doc["format"], "histostudy-count-bench")
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
-        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "read_discard", "read_discard_again", "pread_discard"])
+        self.assertEqual([e["name"] for e in doc["entries"]],
+                         ["count", "read_discard", "read_discard_again", "pread_discard", "count_in_memory"])
+        self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 5")
+        self.assertGreater(doc["counting_alone"]["pct_of_read"], 0)
+        self.assertIn("counting alone, the file's bytes in memory: ", out.stdout.decode())
         for e in doc["entries"]:
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
