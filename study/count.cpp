@@ -1,5 +1,6 @@
 #include "study/count.hpp"
 
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +63,13 @@ std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8
   return spans;
 }
 
+// What stops a ChunkReader's thread (see read_some_unless).
+int new_stop_event() {
+  const int fd = ::eventfd(0, EFD_CLOEXEC);
+  if (fd < 0) throw Error(os_error("chunk reader", "cannot make an eventfd"));
+  return fd;
+}
+
 }  // namespace
 
 ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
@@ -70,12 +78,18 @@ ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
       owned_(std::size_t(plan.buffers), std::vector<std::uint8_t>(plan.chunk)),
       buffers_(spans_of(owned_)),
       filled_(buffers_.size()),
-      free_(buffers_.size(), true) {
+      free_(buffers_.size(), true),
+      wake_(new_stop_event()) {
   thread_ = std::thread([this] { read_all(); });
 }
 
 ChunkReader::ChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers)
-    : fd_(fd), name_(std::move(name)), buffers_(std::move(buffers)), filled_(buffers_.size()), free_(buffers_.size(), true) {
+    : fd_(fd),
+      name_(std::move(name)),
+      buffers_(std::move(buffers)),
+      filled_(buffers_.size()),
+      free_(buffers_.size(), true),
+      wake_(new_stop_event()) {
   thread_ = std::thread([this] { read_all(); });
 }
 
@@ -85,7 +99,8 @@ ChunkReader::~ChunkReader() {
     stop_ = true;
   }
   changed_.notify_all();
-  thread_.join();  // at most one read in flight: a pipe's writer ends it
+  ::eventfd_write(wake_.get(), 1);  // ends a wait for the stream
+  thread_.join();
 }
 
 void ChunkReader::read_all() {
@@ -98,8 +113,10 @@ void ChunkReader::read_all() {
         if (stop_) return;
         free_[slot] = false;
       }
-      // read_some fills the buffer unless the stream ends first.
-      const std::size_t n = read_some(fd_, buffers_[slot].data(), buffers_[slot].size(), name_);
+      // The buffer filled unless the stream ends first; nothing once stopped.
+      const auto got = read_some_unless(fd_, wake_.get(), buffers_[slot].data(), buffers_[slot].size(), name_);
+      if (!got) return;
+      const std::size_t n = *got;
       const bool last = n < buffers_[slot].size();
       {
         std::lock_guard lock(mutex_);

@@ -13,6 +13,7 @@
 
 #include "study/bins.hpp"
 #include "study/executor.hpp"
+#include "study/files.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
 
@@ -62,7 +63,9 @@ class ChunkSource {
 // Reads a stream on its own thread into a ring of chunks, so that reading
 // overlaps whatever the callers do with the chunks. Works on pipes and
 // terminals as on files; does not own fd. next() throws the reader's Error
-// once the chunks read before it are taken.
+// once the chunks read before it are taken. Its thread waits for the stream
+// in poll(2), beside an eventfd its destructor signals, so that destroying
+// it (a count failed) never waits for a pipe's writer.
 class ChunkReader final : public ChunkSource {
  public:
   // Into plan.buffers buffers of its own.
@@ -84,6 +87,7 @@ class ChunkReader final : public ChunkSource {
   std::vector<std::span<std::uint8_t>> buffers_;
   std::vector<std::size_t> filled_;  // bytes in each buffer
   std::vector<bool> free_;           // each buffer: released, may be read into
+  Fd wake_;                          // an eventfd, readable once the reader is to stop
   std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t produced_ = 0, taken_ = 0;  // chunks read, chunks handed out

@@ -1,6 +1,7 @@
 #include "study/files.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -132,6 +133,24 @@ std::size_t read_until(std::size_t size, const std::string& path, Call call) {
 
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
   return read_until(size, path, [&](std::size_t got) { return ::read(fd, buf + got, size - got); });
+}
+
+std::optional<std::size_t> read_some_unless(int fd, int stop, std::uint8_t* buf, std::size_t size,
+                                            const std::string& path) {
+  bool stopped = false;
+  const std::size_t n = read_until(size, path, [&](std::size_t got) -> ssize_t {
+    pollfd ready[2] = {{fd, POLLIN, 0}, {stop, POLLIN, 0}};
+    if (::poll(ready, 2, -1) < 0) return -1;  // EINTR is retried
+    if (ready[1].revents) {
+      stopped = true;
+      return 0;
+    }
+    // Readable, at its end or in error: the read does not block (unless
+    // another reader of the pipe takes its bytes first).
+    return ::read(fd, buf + got, size - got);
+  });
+  if (stopped) return std::nullopt;
+  return n;
 }
 
 std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path) {

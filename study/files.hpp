@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ int open_for_reading(const std::string& path);
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);
 // The same at `offset` of a regular file (pread), leaving the file offset alone.
 std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path);
+// read_some, but each read waits in poll(2) until fd or `stop` (an eventfd)
+// is readable, and nothing is returned once `stop` is: a thread reading a
+// pipe whose writer stays open and silent can be stopped.
+std::optional<std::size_t> read_some_unless(int fd, int stop, std::uint8_t* buf, std::size_t size,
+                                            const std::string& path);
 // Throws Error (EPIPE, ENOSPC...) naming `path`.
 void write_all(int fd, const void* data, std::size_t n, const std::string& path);
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <fcntl.h>
@@ -290,6 +291,17 @@ TEST_CASE("the chunk reader reports a read error from next(), and a reader left 
   ::close(fds[0]);
 }
 
+TEST_CASE("a chunk reader left early on a pipe whose writer stays open and silent is destroyed at once") {
+  // As when the count fails mid-stream: the reader's thread waits for bytes
+  // that only the writer can send, or its end.
+  const auto data = hs::make_input(hs::parse_input("prose"), 1500);
+  IdlePipe pipe(data);
+  auto reader = std::make_unique<hs::ChunkReader>(pipe.read_end(), "pipe", hs::ReadPlan{1000, 2});
+  CHECK(reader->next().bytes.size() == 1000);
+  REQUIRE(pipe.drained());  // the second chunk's 500 bytes read: the reader waits for the other 500
+  CHECK(pipe.returns_in_time([&] { reader.reset(); }));
+}
+
 namespace {
 
 std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_t>>& buffers) {
@@ -390,6 +402,47 @@ TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pi
     HostStream stream({std::size_t(chunk), 2});
     CHECK(hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0) == want);
   }
+}
+
+namespace {
+
+// A GPU stream whose count fails once it has taken a chunk, as StreamCount's
+// does on a CUDA error, after `pipe` is drained (its reader waits for more).
+class FailingStream final : public hs::GpuStream {
+ public:
+  explicit FailingStream(const IdlePipe& pipe) : pipe_(pipe), ring_(2, std::vector<std::uint8_t>(1000)) {}
+  std::vector<std::span<std::uint8_t>> buffers() override { return ring_of(ring_); }
+  hs::Bins count(hs::ChunkSource& source) override {
+    source.next();
+    drained = pipe_.drained();
+    throw hs::Error("the stream failed");
+  }
+  void copy(std::uint64_t) override {}
+  const hs::LaunchPolicy& policy() const override { return policy_; }
+  bool drained = false;
+
+ private:
+  const IdlePipe& pipe_;
+  std::vector<std::vector<std::uint8_t>> ring_;
+  hs::LaunchPolicy policy_;
+};
+
+}  // namespace
+
+TEST_CASE("count_on_gpu throws its stream's error at once on a pipe whose writer stays open and silent") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 1500);
+  IdlePipe pipe(data);
+  FailingStream stream(pipe);
+  std::string error;
+  CHECK(pipe.returns_in_time([&] {
+    try {
+      hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0);
+    } catch (const hs::Error& e) {
+      error = e.what();
+    }
+  }));
+  CHECK(stream.drained);
+  CHECK(error == "the stream failed");
 }
 
 TEST_CASE("a GPU implementation's plan for a file: whole pieces, no more than the file needs") {
