@@ -131,6 +131,12 @@ std::size_t read_until(std::size_t size, const std::string& path, Call call) {
 
 }  // namespace
 
+std::optional<FileVersion> regular_file_version(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return FileVersion{std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
   return read_until(size, path, [&](std::size_t got) { return ::read(fd, buf + got, size - got); });
 }

@@ -33,6 +33,16 @@ class Fd {
 // Opens for reading ("-": standard input). Throws Error for a missing or
 // unreadable path or a directory.
 int open_for_reading(const std::string& path);
+// What says a regular file changed while it was read: its size and
+// modification time.
+struct FileVersion {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const FileVersion&) const = default;
+};
+// fd's version; nothing for pipes, terminals, directories and the like.
+std::optional<FileVersion> regular_file_version(int fd);
+
 // Fills as much of `buf` as the stream gives; 0 at the end. Throws Error.
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);
 // The same at `offset` of a regular file (pread), leaving the file offset alone.

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -383,6 +384,43 @@ TEST_CASE("the file chunk reader refuses a ring it cannot use, reports a read er
   {
     hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), 1000, 4);
     CHECK(reader.next().bytes.size() == 2000);  // destroyed with chunks unread: its threads end
+  }
+}
+
+TEST_CASE("the file chunk reader refuses a file that grows, shrinks or is written while read") {
+  constexpr std::size_t kPiece = 1000, kChunk = 3 * kPiece;
+  const auto data = hs::make_input(hs::parse_input("uniform"), 10 * kChunk + 7);
+  const auto written = [](const std::filesystem::path& path) {  // one byte rewritten in place
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(5 * kChunk);
+    f.put('x');
+    REQUIRE(f);
+  };
+  const auto resized_to = [](std::uintmax_t size) {
+    return [size](const std::filesystem::path& path) { std::filesystem::resize_file(path, size); };
+  };
+  const std::vector<std::pair<std::string, std::function<void(const std::filesystem::path&)>>> changes = {
+      {"grows", resized_to(2 * data.size())},
+      {"shrinks into chunk 1", resized_to(kChunk + kPiece / 2)},
+      {"shrinks to chunk 2", resized_to(2 * kChunk)},
+      {"is written", written}};
+  for (const auto& [what, change] : changes) {
+    INFO("the file " << what);
+    const TempFile file(data, "changes");
+    // An hour old, so that a change within the clock's tick still moves it.
+    std::filesystem::last_write_time(file.path, std::filesystem::last_write_time(file.path) - std::chrono::hours(1));
+    std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(kChunk));
+    const hs::Fd fd(hs::open_for_reading(file.path.string()));
+    hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), kPiece, 2);
+    // Until chunk 0 is given back the readers read no further than chunk 1:
+    // the bytes from chunk 2 on are read after the change.
+    const auto first = reader.next();
+    change(file.path);
+    reader.release(first.seq);
+    auto read_on = [&] {
+      for (auto c = reader.next(); !c.bytes.empty(); c = reader.next()) reader.release(c.seq);
+    };
+    CHECK_THROWS_WITH_AS(read_on(), "file: changed while counted", hs::Error);
   }
 }
 
