@@ -1,6 +1,6 @@
 #include "study/count.hpp"
 
-#include <sys/stat.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +66,17 @@ std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8
   return spans;
 }
 
+// A regular file whose pieces do not tile it up to where it ended, or
+// whose version changed, while it was counted.
+Error changed_while_counted(const std::string& name) { return Error(name + ": changed while counted"); }
+
+// What stops a ChunkReader's thread (see read_some_unless).
+int new_stop_event() {
+  const int fd = ::eventfd(0, EFD_CLOEXEC);
+  if (fd < 0) throw Error(os_error("chunk reader", "cannot make an eventfd"));
+  return fd;
+}
+
 }  // namespace
 
 ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
@@ -74,12 +85,18 @@ ChunkReader::ChunkReader(int fd, std::string name, ReadPlan plan)
       owned_(std::size_t(plan.buffers), std::vector<std::uint8_t>(plan.chunk)),
       buffers_(spans_of(owned_)),
       filled_(buffers_.size()),
-      free_(buffers_.size(), true) {
+      free_(buffers_.size(), true),
+      wake_(new_stop_event()) {
   thread_ = std::thread([this] { read_all(); });
 }
 
 ChunkReader::ChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers)
-    : fd_(fd), name_(std::move(name)), buffers_(std::move(buffers)), filled_(buffers_.size()), free_(buffers_.size(), true) {
+    : fd_(fd),
+      name_(std::move(name)),
+      buffers_(std::move(buffers)),
+      filled_(buffers_.size()),
+      free_(buffers_.size(), true),
+      wake_(new_stop_event()) {
   thread_ = std::thread([this] { read_all(); });
 }
 
@@ -89,7 +106,8 @@ ChunkReader::~ChunkReader() {
     stop_ = true;
   }
   changed_.notify_all();
-  thread_.join();  // at most one read in flight: a pipe's writer ends it
+  ::eventfd_write(wake_.get(), 1);  // ends a wait for the stream
+  thread_.join();
 }
 
 void ChunkReader::read_all() {
@@ -102,8 +120,10 @@ void ChunkReader::read_all() {
         if (stop_) return;
         free_[slot] = false;
       }
-      // read_some fills the buffer unless the stream ends first.
-      const std::size_t n = read_some(fd_, buffers_[slot].data(), buffers_[slot].size(), name_);
+      // The buffer filled unless the stream ends first; nothing once stopped.
+      const auto got = read_some_unless(fd_, wake_.get(), buffers_[slot].data(), buffers_[slot].size(), name_);
+      if (!got) return;
+      const std::size_t n = *got;
       const bool last = n < buffers_[slot].size();
       {
         std::lock_guard lock(mutex_);
@@ -149,6 +169,7 @@ FileChunkReader::FileChunkReader(int fd, std::string name, std::vector<std::span
       buffers_(std::move(buffers)),
       piece_(piece),
       pieces_per_chunk_(buffers_.empty() || piece == 0 ? 0 : buffers_[0].size() / piece),
+      opened_(regular_file_version(fd)),
       slot_seq_(buffers_.size()),
       taken_in_(buffers_.size()),
       done_in_(buffers_.size()),
@@ -241,10 +262,10 @@ ChunkSource::Chunk FileChunkReader::next() {
     return {seq, {buffers_[slot].data(), filled_[slot]}};
   }
   // The end. Once every reader is done, the pieces read must tile the file
-  // up to where it ended and no further, unless it changed while read.
+  // up to where it ended and no further, and the file be as it was.
   progress_.wait(lock, [&] { return running_ == 0; });
   if (error_) std::rethrow_exception(error_);
-  if (read_ != end_) throw Error(name_ + ": changed while read");
+  if (read_ != end_ || regular_file_version(fd_) != opened_) throw changed_while_counted(name_);
   finished_ = true;
   return {taken_, {}};
 }
@@ -260,13 +281,6 @@ void FileChunkReader::release(std::size_t seq) {
 }
 
 namespace {
-
-// The size of a regular file; nothing for pipes, terminals and the like.
-std::optional<std::uint64_t> regular_file_size(int fd) {
-  struct stat st{};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return std::uint64_t(st.st_size);
-}
 
 // Hands the reader's chunks out in pieces to any number of counting threads,
 // giving each chunk back to the reader once all its pieces are counted.
@@ -379,7 +393,13 @@ Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const Lau
 // and the team's reads and counts interleave with no reader thread. Pieces
 // of kCpuPiece = 512 KiB, half an L2 of that EPYC: 108-112% of
 // read-and-discard there, against 103-109% for 128 KiB to 2 MiB.
-Bins count_cpu_file(int fd, const std::string& name, const Implementation& impl, const LaunchPolicy& policy) {
+// A file that grows, shrinks or is written while counted is refused as
+// changed: its pieces do not tile it up to where it ended, or its version
+// at the end is not `opened`. It is not counted up to its size when opened,
+// since files of /proc and /sys report sizes that are not their bytes: the
+// count reads to the end as read.
+Bins count_cpu_file(int fd, const std::string& name, const FileVersion& opened, const Implementation& impl,
+                    const LaunchPolicy& policy) {
   LaunchPolicy one = policy;
   one.threads = 1;
   std::atomic<std::uint64_t> next_offset{0};
@@ -416,9 +436,9 @@ Bins count_cpu_file(int fd, const std::string& name, const Implementation& impl,
     counted += mine_bytes;
   }
   if (error) std::rethrow_exception(error);
-  // Every piece below the end was whole and none past it held a byte,
-  // unless the file changed under the count.
-  if (counted != end) throw Error(name + ": changed while counted");
+  // Every piece below the end was whole and none past it held a byte, and
+  // the file is as it was, unless it changed under the count.
+  if (counted != end || regular_file_version(fd) != opened) throw changed_while_counted(name);
   return total;
 }
 
@@ -443,7 +463,7 @@ int gpu_reading_threads(int requested) {
 }
 
 Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece) {
-  if (regular_file_size(fd)) {
+  if (regular_file_version(fd)) {
     FileChunkReader reader(fd, name, stream.buffers(), piece, gpu_reading_threads(threads));
     return stream.count(reader);
   }
@@ -455,7 +475,7 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
   if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
   Fd fd(open_for_reading(path));
   const std::string name = path == "-" ? "standard input" : path;
-  const auto file_size = regular_file_size(fd.get());
+  const auto version = regular_file_version(fd.get());
   // Reading overlaps counting everywhere; an error anywhere in the stream is
   // thrown before any total is returned, so no partial histogram passes for
   // a whole one.
@@ -463,12 +483,12 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
     LaunchPolicy requested;
     requested.threads = threads;
     const LaunchPolicy policy = executor.resolve(impl, requested, kCpuChunk, 1);
-    if (file_size) return count_cpu_file(fd.get(), name, impl, policy);
+    if (version) return count_cpu_file(fd.get(), name, *version, impl, policy);
     ChunkReader reader(fd.get(), name, read_plan(impl));
     return count_cpu_stream(reader, impl, policy);
   }
   // A small file gets buffers no larger than it needs.
-  const ReadPlan plan = file_size ? gpu_file_plan(*file_size) : read_plan(impl);
+  const ReadPlan plan = version ? gpu_file_plan(version->size) : read_plan(impl);
   const auto stream = make_gpu_stream(executor, impl, plan);
   return count_on_gpu(fd.get(), name, *stream, threads, plan.piece);
 }

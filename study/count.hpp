@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <thread>
@@ -13,6 +14,7 @@
 
 #include "study/bins.hpp"
 #include "study/executor.hpp"
+#include "study/files.hpp"
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
 
@@ -66,7 +68,9 @@ class ChunkSource {
 // Reads a stream on its own thread into a ring of chunks, so that reading
 // overlaps whatever the callers do with the chunks. Works on pipes and
 // terminals as on files; does not own fd. next() throws the reader's Error
-// once the chunks read before it are taken.
+// once the chunks read before it are taken. Its thread waits for the stream
+// in poll(2), beside an eventfd its destructor signals, so that destroying
+// it (a count failed) never waits for a pipe's writer.
 class ChunkReader final : public ChunkSource {
  public:
   // Into plan.buffers buffers of its own.
@@ -88,6 +92,7 @@ class ChunkReader final : public ChunkSource {
   std::vector<std::span<std::uint8_t>> buffers_;
   std::vector<std::size_t> filled_;  // bytes in each buffer
   std::vector<bool> free_;           // each buffer: released, may be read into
+  Fd wake_;                          // an eventfd, readable once the reader is to stop
   std::mutex mutex_;
   std::condition_variable changed_;
   std::size_t produced_ = 0, taken_ = 0;  // chunks read, chunks handed out
@@ -102,8 +107,10 @@ class ChunkReader final : public ChunkSource {
 // that several cores read at once and no thread waits for a chunk's other
 // pieces. The file ends at the first short piece: no piece is taken after
 // it. next() throws a read error at once, and at the end throws Error if the
-// pieces read do not tile the file up to that end (it changed while read),
-// as count's CPU path does. Does not own fd; the buffers outlive it.
+// pieces read do not tile the file up to that end, or its version is not
+// what it was when the reader was made: it changed while read (grew, shrank
+// or was written), as count's CPU path says (count_cpu_file, count.cpp).
+// Does not own fd; the buffers outlive it.
 class FileChunkReader final : public ChunkSource {
  public:
   FileChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers, std::size_t piece,
@@ -124,6 +131,7 @@ class FileChunkReader final : public ChunkSource {
   std::string name_;
   std::vector<std::span<std::uint8_t>> buffers_;
   std::size_t piece_, pieces_per_chunk_;
+  std::optional<FileVersion> opened_;  // the file's version when the reader was made
   std::mutex mutex_;
   std::condition_variable freed_;     // readers wait here: a buffer released, or the end
   std::condition_variable progress_;  // next() waits here: a chunk complete, an error, a reader done
@@ -176,7 +184,8 @@ Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int thread
 // time and counts them itself; on a pipe a ChunkReader reads while the chunks
 // before are counted; a GPU implementation counts through a GpuStream
 // (count_on_gpu). Throws Error for missing, unreadable or directory paths,
-// and for a read error anywhere in the stream.
+// for a read error anywhere in the stream, and for a regular file that
+// changed while counted.
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads);
 
 // Writes `size` bytes of a synthetic input to `path` ("-" for standard

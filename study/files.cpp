@@ -1,6 +1,7 @@
 #include "study/files.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,8 +131,32 @@ std::size_t read_until(std::size_t size, const std::string& path, Call call) {
 
 }  // namespace
 
+std::optional<FileVersion> regular_file_version(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return FileVersion{std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {
   return read_until(size, path, [&](std::size_t got) { return ::read(fd, buf + got, size - got); });
+}
+
+std::optional<std::size_t> read_some_unless(int fd, int stop, std::uint8_t* buf, std::size_t size,
+                                            const std::string& path) {
+  bool stopped = false;
+  const std::size_t n = read_until(size, path, [&](std::size_t got) -> ssize_t {
+    pollfd ready[2] = {{fd, POLLIN, 0}, {stop, POLLIN, 0}};
+    if (::poll(ready, 2, -1) < 0) return -1;  // EINTR is retried
+    if (ready[1].revents) {
+      stopped = true;
+      return 0;
+    }
+    // Readable, at its end or in error: the read does not block (unless
+    // another reader of the pipe takes its bytes first).
+    return ::read(fd, buf + got, size - got);
+  });
+  if (stopped) return std::nullopt;
+  return n;
 }
 
 std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,25 @@ class Fd {
 // Opens for reading ("-": standard input). Throws Error for a missing or
 // unreadable path or a directory.
 int open_for_reading(const std::string& path);
+// What says a regular file changed while it was read: its size and
+// modification time.
+struct FileVersion {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const FileVersion&) const = default;
+};
+// fd's version; nothing for pipes, terminals, directories and the like.
+std::optional<FileVersion> regular_file_version(int fd);
+
 // Fills as much of `buf` as the stream gives; 0 at the end. Throws Error.
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);
 // The same at `offset` of a regular file (pread), leaving the file offset alone.
 std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_t offset, const std::string& path);
+// read_some, but each read waits in poll(2) until fd or `stop` (an eventfd)
+// is readable, and nothing is returned once `stop` is: a thread reading a
+// pipe whose writer stays open and silent can be stopped.
+std::optional<std::size_t> read_some_unless(int fd, int stop, std::uint8_t* buf, std::size_t size,
+                                            const std::string& path);
 // Throws Error (EPIPE, ENOSPC...) naming `path`.
 void write_all(int fd, const void* data, std::size_t n, const std::string& path);
 

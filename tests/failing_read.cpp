@@ -1,42 +1,68 @@
-// LD_PRELOAD shim for the hostile suite: read() and pread() on a file (a
-// descriptor past standard error) fail with EIO once
-// HISTOSTUDY_FAIL_READ_AFTER bytes have been read from files, as a disk
-// error in the middle of a file would. Without that variable every read
-// passes through.
+// LD_PRELOAD shim for the hostile suite: a file that fails or changes under
+// its reader, as a disk error or another process would. On a file (a
+// descriptor past standard error), once HISTOSTUDY_FAIL_READ_AFTER bytes
+// have been read from files, read() and pread() fail with EIO; once
+// HISTOSTUDY_RESIZE_AFTER bytes have, the file just read from is truncated
+// (or extended with zeros) to HISTOSTUDY_RESIZE_TO bytes, once, by its
+// path. Without these variables every read passes through.
 //
 // Both pread and pread64 are defined: built with 64-bit offsets, the
 // headers would rename pread to pread64, so the shim is built without.
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 
 namespace {
 
-long long budget() {
-  static const long long bytes = [] {
-    const char* value = std::getenv("HISTOSTUDY_FAIL_READ_AFTER");
-    return value ? std::atoll(value) : -1;
-  }();
-  return bytes;
+long long setting(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::atoll(value) : -1;
+}
+
+struct Settings {
+  long long fail_after = setting("HISTOSTUDY_FAIL_READ_AFTER");
+  long long resize_after = setting("HISTOSTUDY_RESIZE_AFTER");
+  long long resize_to = setting("HISTOSTUDY_RESIZE_TO");
+};
+
+const Settings& settings() {
+  static const Settings s;
+  return s;
 }
 
 std::atomic<long long> read_so_far{0};
+std::atomic<bool> resized{false};
 
-// Runs `call` (the real function) unless the budget is spent.
+// Resizes the file open as `fd` through its /proc/self/fd link, leaving errno
+// as the read set it. The test checks the size it finds afterwards.
+void resize(int fd, long long size) {
+  const int saved = errno;
+  char link[32];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  if (::truncate(link, size) != 0) std::perror("failing_read: truncate");
+  errno = saved;
+}
+
+// Runs `call` (the real function) unless the failure budget is spent, then
+// resizes the file once the resize budget is.
 template <typename Call>
 ssize_t counted(int fd, Call call) {
-  if (fd <= 2 || budget() < 0) return call();
-  if (read_so_far.load() >= budget()) {
+  const Settings& s = settings();
+  if (fd <= 2 || (s.fail_after < 0 && s.resize_after < 0)) return call();
+  if (s.fail_after >= 0 && read_so_far.load() >= s.fail_after) {
     errno = EIO;
     return -1;
   }
   const ssize_t n = call();
-  if (n > 0) read_so_far += n;
+  if (n > 0 && (read_so_far += n) >= s.resize_after && s.resize_after >= 0 && !resized.exchange(true))
+    resize(fd, s.resize_to);
   return n;
 }
 

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 #include <fcntl.h>
@@ -290,6 +292,17 @@ TEST_CASE("the chunk reader reports a read error from next(), and a reader left 
   ::close(fds[0]);
 }
 
+TEST_CASE("a chunk reader left early on a pipe whose writer stays open and silent is destroyed at once") {
+  // As when the count fails mid-stream: the reader's thread waits for bytes
+  // that only the writer can send, or its end.
+  const auto data = hs::make_input(hs::parse_input("prose"), 1500);
+  IdlePipe pipe(data);
+  auto reader = std::make_unique<hs::ChunkReader>(pipe.read_end(), "pipe", hs::ReadPlan{1000, 2});
+  CHECK(reader->next().bytes.size() == 1000);
+  REQUIRE(pipe.drained());  // the second chunk's 500 bytes read: the reader waits for the other 500
+  CHECK(pipe.returns_in_time([&] { reader.reset(); }));
+}
+
 namespace {
 
 std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_t>>& buffers) {
@@ -374,6 +387,43 @@ TEST_CASE("the file chunk reader refuses a ring it cannot use, reports a read er
   }
 }
 
+TEST_CASE("the file chunk reader refuses a file that grows, shrinks or is written while read") {
+  constexpr std::size_t kPiece = 1000, kChunk = 3 * kPiece;
+  const auto data = hs::make_input(hs::parse_input("uniform"), 10 * kChunk + 7);
+  const auto written = [](const std::filesystem::path& path) {  // one byte rewritten in place
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(5 * kChunk);
+    f.put('x');
+    REQUIRE(f);
+  };
+  const auto resized_to = [](std::uintmax_t size) {
+    return [size](const std::filesystem::path& path) { std::filesystem::resize_file(path, size); };
+  };
+  const std::vector<std::pair<std::string, std::function<void(const std::filesystem::path&)>>> changes = {
+      {"grows", resized_to(2 * data.size())},
+      {"shrinks into chunk 1", resized_to(kChunk + kPiece / 2)},
+      {"shrinks to chunk 2", resized_to(2 * kChunk)},
+      {"is written", written}};
+  for (const auto& [what, change] : changes) {
+    INFO("the file " << what);
+    const TempFile file(data, "changes");
+    // An hour old, so that a change within the clock's tick still moves it.
+    std::filesystem::last_write_time(file.path, std::filesystem::last_write_time(file.path) - std::chrono::hours(1));
+    std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(kChunk));
+    const hs::Fd fd(hs::open_for_reading(file.path.string()));
+    hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), kPiece, 2);
+    // Until chunk 0 is given back the readers read no further than chunk 1:
+    // the bytes from chunk 2 on are read after the change.
+    const auto first = reader.next();
+    change(file.path);
+    reader.release(first.seq);
+    auto read_on = [&] {
+      for (auto c = reader.next(); !c.bytes.empty(); c = reader.next()) reader.release(c.seq);
+    };
+    CHECK_THROWS_WITH_AS(read_on(), "file: changed while counted", hs::Error);
+  }
+}
+
 TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pipe, as the stream holds them") {
   const std::uint64_t chunk = 2 * hs::kGpuPiece;
   for (std::uint64_t n : {std::uint64_t(0), std::uint64_t(4099), chunk - 1, 2 * chunk + 4099}) {
@@ -390,6 +440,47 @@ TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pi
     HostStream stream({std::size_t(chunk), 2});
     CHECK(hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0) == want);
   }
+}
+
+namespace {
+
+// A GPU stream whose count fails once it has taken a chunk, as StreamCount's
+// does on a CUDA error, after `pipe` is drained (its reader waits for more).
+class FailingStream final : public hs::GpuStream {
+ public:
+  explicit FailingStream(const IdlePipe& pipe) : pipe_(pipe), ring_(2, std::vector<std::uint8_t>(1000)) {}
+  std::vector<std::span<std::uint8_t>> buffers() override { return ring_of(ring_); }
+  hs::Bins count(hs::ChunkSource& source) override {
+    source.next();
+    drained = pipe_.drained();
+    throw hs::Error("the stream failed");
+  }
+  void copy(std::uint64_t) override {}
+  const hs::LaunchPolicy& policy() const override { return policy_; }
+  bool drained = false;
+
+ private:
+  const IdlePipe& pipe_;
+  std::vector<std::vector<std::uint8_t>> ring_;
+  hs::LaunchPolicy policy_;
+};
+
+}  // namespace
+
+TEST_CASE("count_on_gpu throws its stream's error at once on a pipe whose writer stays open and silent") {
+  const auto data = hs::make_input(hs::parse_input("prose"), 1500);
+  IdlePipe pipe(data);
+  FailingStream stream(pipe);
+  std::string error;
+  CHECK(pipe.returns_in_time([&] {
+    try {
+      hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0);
+    } catch (const hs::Error& e) {
+      error = e.what();
+    }
+  }));
+  CHECK(stream.drained);
+  CHECK(error == "the stream failed");
 }
 
 TEST_CASE("a GPU implementation's plan for a file: whole pieces, no more than the file needs") {

@@ -233,26 +233,50 @@ class NothingLost(Case):
             self.assertEqual(out.returncode, 1, args)
             self.assertIn(b"standard output", out.stderr, args)
 
-    def test_a_read_error_mid_file_is_an_error_not_a_histogram(self):
+    def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")
         if not shim:
             self.skipTest("run through meson: it builds the failing_read shim")
+        return shim
+
+    def file_of_64_mib(self):
+        """64 MiB of every byte value in turn: many of count's pieces, and more
+        than its reading threads (16 on a 16-core machine) have in flight when
+        the shim's budget runs out (it counts a read once it returns)."""
         f = self.path("f")
         with open(f, "wb") as out:
-            # 64 MiB: many of count's pieces, and more than its reading threads
-            # (16 on a 16-core machine) have in flight when the budget runs out
-            # (the shim counts a read once it returns).
             out.write(bytes(range(256)) * (64 << 12))
-        whole = run("count", f, env={"LD_PRELOAD": shim})  # no budget set: the shim reads through
-        self.assertEqual(whole.returncode, 0, whole.stderr)
-        self.assertEqual(whole.stdout.decode().splitlines()[7], f"7 {64 << 12}")
+        return f
+
+    def count_impls(self):
         impls = ["reference", "openmp_private", "openmp_fast"]
         if "[cannot run here]" not in run("list").stdout.decode():  # a GPU: its stream's parallel reads too
             impls += ["lane_shared", "cub"]
-        for impl in impls:
+        return impls
+
+    def test_a_read_error_mid_file_is_an_error_not_a_histogram(self):
+        shim = self.failing_read()
+        f = self.file_of_64_mib()
+        whole = run("count", f, env={"LD_PRELOAD": shim})  # no budget set: the shim reads through
+        self.assertEqual(whole.returncode, 0, whole.stderr)
+        self.assertEqual(whole.stdout.decode().splitlines()[7], f"7 {64 << 12}")
+        for impl in self.count_impls():
             out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_FAIL_READ_AFTER": str(6 << 20)})
             self.refused(out, 1, "read error")
             self.assertEqual(out.stdout, b"", impl)
+
+    def test_a_file_that_shrinks_or_grows_while_counted_is_an_error_not_a_histogram(self):
+        shim = self.failing_read()
+        # Once 6 MiB are read: cut to them (the pieces past them come short),
+        # or 16 MiB of zeros appended.
+        for size in (6 << 20, 80 << 20):
+            for impl in self.count_impls():
+                f = self.file_of_64_mib()
+                out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_RESIZE_AFTER": str(6 << 20),
+                                                           "HISTOSTUDY_RESIZE_TO": str(size)})
+                self.assertEqual(os.path.getsize(f), size, impl)
+                self.refused(out, 1, "changed while counted")
+                self.assertEqual(out.stdout, b"", impl)
 
     def test_results_are_saved_where_the_filesystem_has_no_hard_links(self):
         shim = os.environ.get("HISTOSTUDY_NO_HARD_LINKS")
