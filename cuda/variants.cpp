@@ -303,6 +303,11 @@ std::optional<std::uint64_t> one_merge_per_block(const LaunchPolicy& p, std::uin
 std::optional<std::uint64_t> one_merge_per_block_and_one_move(const LaunchPolicy& p, std::uint64_t) {
   return (std::uint64_t(p.grid) + 1) * kBins;
 }
+// Their bytes: the spread entries are 64-bit ((arrivals << 40) + sum) at any
+// counter width, the moves into the bins of the counter's width.
+std::optional<std::uint64_t> spread_entries_and_moves(const LaunchPolicy& p, std::uint64_t) {
+  return std::uint64_t(p.grid) * kBins * sizeof(std::uint64_t) + kBins * std::uint64_t(p.counter_bits / 8);
+}
 
 const Variant kSumBytes{resolve_sum_bytes, plan_sum_bytes};
 const Variant kReadFloor{resolve_read_floor, plan_read_floor};
@@ -343,7 +348,7 @@ const std::vector<Implementation>& implementations() {
        .idea = "one set of 32-bit lane-column counters a block, shared by its warps: conflict-free shared atomics; "
                "one launch, each bin's total moved by the block that adds to it last",
        .roles = {"subject"}, .bytes_read = reads_input_once, .global_atomics = one_merge_per_block_and_one_move,
-       .gpu = &kLaneShared},
+       .atomic_bytes = spread_entries_and_moves, .gpu = &kLaneShared},
       {.name = "cub", .backend = Backend::cuda, .family = "cuda/cub_histogram.cu",
        .idea = "cub::DeviceHistogram::HistogramEven: the library peer", .roles = {"peer"},
        .bytes_read = reads_input_once, .global_atomics = hidden_by_library, .gpu = &kCub},

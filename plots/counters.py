@@ -198,16 +198,25 @@ class Case:
         ns = self.run(TIME)
         return ns / 1e6 if ns is not None else None
 
-    def counted_atomics(self):
-        """Global atomic updates per run, at least: the bytes the reductions and atomics move over the counter
-        width (the study's kernels add counter-width values). The SM merges a warp's lanes that update one
-        address into one, so this counts the addresses each warp instruction updates: a lower bound of the
-        threads' updates, equal to it where no two lanes of a warp share a bin."""
-        red, atom = self.run(RED_BYTES), self.run(ATOM_BYTES)
+    def atomic_width(self):
+        """Bytes an update adds, on average: the declared bytes over the declared updates where the row declares
+        both (lane_shared's 64-bit spread entries beside 32-bit bins), else the counter width."""
+        declared = self.c.get("declared") or {}
+        updates, nbytes = declared.get("global_atomics"), declared.get("global_atomic_bytes")
+        if updates and nbytes:
+            return nbytes / updates
         bits = (self.c.get("policy") or {}).get("counter_bits")
-        if red is None or atom is None or not bits:
+        return bits // 8 if bits else None
+
+    def counted_atomics(self):
+        """Global atomic updates per run, at least: the bytes the reductions and atomics move over the width of
+        an update (atomic_width). The SM merges a warp's lanes that update one address into one, so this counts
+        the addresses each warp instruction updates: a lower bound of the threads' updates, equal to it where no
+        two lanes of a warp share a bin."""
+        red, atom, width = self.run(RED_BYTES), self.run(ATOM_BYTES), self.atomic_width()
+        if red is None or atom is None or not width:
             return None
-        return (red + atom) / (bits // 8)
+        return (red + atom) / width
 
     def atomic_lanes(self):
         """Global atomic updates per run, at most: 32 lanes for each warp instruction (a warp's idle lanes

@@ -76,6 +76,7 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   row.input_stats = stats_of(subject.reference);
   row.policy = executor.resolve(impl, requested, row.size, timing.runs_between_zeroings());
   row.global_atomics = impl.global_atomics(row.policy, row.size);
+  row.global_atomic_bytes = global_atomic_bytes(impl, row.policy, row.size);
   row.bytes_read = impl.bytes_read(row.policy, row.size);
   row.floor_impl = floor_for(impl).name;
   row.cache_mode = cache_mode_name(executor.honoured(timing.cache));
@@ -232,6 +233,7 @@ nlohmann::json Row::to_json() const {
             {"bins_used", input_stats.bins_used}}},
           {"check", {{"passed", check_passed}, {"detail", check_detail}}},
           {"global_atomics", optional_json(global_atomics)},
+          {"global_atomic_bytes", optional_json(global_atomic_bytes)},
           {"bytes_read", bytes_read},
           {"samples_ms", samples_ms},
           {"sample_log", sample_log_json(sample_log)},

@@ -53,6 +53,7 @@ struct Row {
   bool check_passed = false;
   std::string check_detail;  // the first mismatch, when the check failed
   std::optional<std::uint64_t> global_atomics;
+  std::optional<std::uint64_t> global_atomic_bytes;  // what those updates add (global_atomic_bytes)
   std::uint64_t bytes_read = 0;
   std::vector<double> samples_ms;  // the samples the statistics use: every timed one not throttled
   Summary summary;

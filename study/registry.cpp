@@ -29,6 +29,13 @@ const std::vector<Implementation>& implementations() {
   return all;
 }
 
+std::optional<std::uint64_t> global_atomic_bytes(const Implementation& impl, const LaunchPolicy& policy, std::uint64_t n) {
+  if (impl.atomic_bytes) return impl.atomic_bytes(policy, n);
+  const auto updates = impl.global_atomics(policy, n);
+  if (!updates) return std::nullopt;
+  return *updates * std::uint64_t(policy.counter_bits / 8);
+}
+
 bool has_role(const Implementation& impl, std::string_view role) {
   return std::find(impl.roles.begin(), impl.roles.end(), role) != impl.roles.end();
 }

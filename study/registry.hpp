@@ -54,6 +54,9 @@ struct Implementation {
   std::uint64_t (*bytes_read)(const LaunchPolicy&, std::uint64_t n) = nullptr;
   // Global-memory atomic updates per run; nullopt where a library hides it.
   std::optional<std::uint64_t> (*global_atomics)(const LaunchPolicy&, std::uint64_t n) = nullptr;
+  // The bytes those updates add, where some are not of the policy's counter
+  // width; null: every one is (global_atomic_bytes below).
+  std::optional<std::uint64_t> (*atomic_bytes)(const LaunchPolicy&, std::uint64_t n) = nullptr;
   CpuHistogram cpu_histogram = nullptr;
   CpuFloor cpu_floor = nullptr;
   const gpu::Variant* gpu = nullptr;  // null for CPU variants
@@ -63,6 +66,11 @@ struct Implementation {
 };
 
 const std::vector<Implementation>& implementations();
+
+// The bytes impl's global atomic updates add per run (what a profiler's
+// counters of atomic data see): its own declaration, else its updates at the
+// policy's counter width; nullopt where the updates are hidden.
+std::optional<std::uint64_t> global_atomic_bytes(const Implementation& impl, const LaunchPolicy& policy, std::uint64_t n);
 
 // Bytes read and global atomics, declared once per idea (Implementation's
 // bytes_read and global_atomics).

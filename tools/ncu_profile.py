@@ -266,7 +266,8 @@ def case_record(set_name, case, toolchain, launches, row, doc, columns):
         return record
     record.update({"code": row.get("code"), "policy": row["policy"], "roles": row.get("roles"),
                    "check_passed": row["check"]["passed"],
-                   "declared": {"global_atomics": row["global_atomics"], "bytes_read": row["bytes_read"]},
+                   "declared": {"global_atomics": row["global_atomics"], "bytes_read": row["bytes_read"],
+                                "global_atomic_bytes": row.get("global_atomic_bytes")},
                    "runs": runs_of(doc, row), "launches": launch_columns(launches, columns)})
     runs = record["runs"]
     if not launches or len(launches) % runs:
