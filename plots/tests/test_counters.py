@@ -151,6 +151,26 @@ class DeclaredAgainstCounted(unittest.TestCase):
         self.assertEqual([r[0] for r in summary.rows][:3], ["global", "per_block", "per_warp"])
         self.assertTrue(all(r[-1].startswith("agrees in") for r in summary.rows))
 
+    def test_atomics_of_two_widths_count_at_the_declared_bytes(self):
+        # lane_shared with 32-bit bins: 64-bit adds into its spread entries (ATOM) and 32-bit moves into the bins
+        # (RED); read at the counter width alone, the counter would show 2 x GRID x 256 + 256 updates.
+        updates, nbytes = (GRID + 1) * 256, GRID * 256 * 8 + 256 * 4
+        def lane_shared(declared_bytes):
+            values = {counters.TIME: (2e4, 2e4), counters.L2_READ: (SIZE / 32,) * 2, counters.DRAM_READ: (SIZE,) * 2,
+                      counters.RED_BYTES: (256 * 4,) * 2, counters.ATOM_BYTES: (GRID * 256 * 8,) * 2,
+                      counters.L2_RED_REQUESTS: (8,) * 2, counters.L2_ATOM_REQUESTS: (GRID * 8,) * 2,
+                      counters.GLOBAL_RED_INST: (8,) * 2, counters.GLOBAL_ATOM_INST: (GRID * 8,) * 2}
+            c = case("lesson", "lane_shared", "uniform", values, declared=updates)
+            if declared_bytes is not None:
+                c["declared"]["global_atomic_bytes"] = declared_bytes
+            return c
+        self.assertEqual(counted_of(profile([lane_shared(nbytes)])).cases[0].counted_atomics(), updates)
+        self.assertEqual(counters.failures(counted_of(profile([lane_shared(nbytes)]))), [])
+        jsonschema.validate(profile([lane_shared(nbytes)]), SCHEMA)
+        # Without the bytes declared (profiles before them), the check reads the counter width and fails.
+        failed = counters.failures(counted_of(profile([lane_shared(None)])))
+        self.assertEqual([(case["impl"], check.what) for case, check in failed], [("lane_shared", "global atomics")])
+
     def test_a_metric_not_collected_is_a_skipped_column(self):
         cases = lesson_cases()
         for c in cases:
