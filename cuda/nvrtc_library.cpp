@@ -40,15 +40,22 @@ std::string recorded_version(const fs::path& dir) {
 }
 
 // major.minor.patch from the package that installed `library`, when its
-// records agree with what the library itself reports; else major.minor.
+// records agree with what the library itself reports; else from the name
+// of the file it resolves to (a toolkit's libnvrtc.so.13.0.88, where no
+// record came with it); else major.minor.
 std::string full_version(const std::string& library, const std::string& major_minor) {
   std::error_code ec;
-  fs::path dir = fs::canonical(library, ec).parent_path();
+  const fs::path file = fs::canonical(library, ec);
+  fs::path dir = file.parent_path();
   for (int level = 0; !ec && level < kPackageSearchLevels && dir.has_relative_path(); ++level) {
     const std::string version = recorded_version(dir);
     if (version.starts_with(major_minor + ".")) return version;
     dir = dir.parent_path();
   }
+  const std::string name = file.filename().string(), stem = "libnvrtc.so." + major_minor + ".";
+  if (!ec && name.starts_with(stem) && name.size() > stem.size() &&
+      name.find_first_not_of("0123456789", stem.size()) == std::string::npos)
+    return name.substr(stem.size() - major_minor.size() - 1);
   return major_minor;
 }
 

@@ -5,7 +5,9 @@ with a non-zero exit for every bad input. Usage: test_cli.py HISTOSTUDY"""
 import collections
 import json
 import os
+import pathlib
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -322,6 +324,32 @@ class Device(unittest.TestCase):
                 self.assertTrue(row["device"]["pci_bus_id"])
             else:
                 self.assertIsNone(row["device"])
+
+
+class Toolchains(unittest.TestCase):
+    def test_an_nvrtc_without_its_package_record_is_named_by_its_file(self):
+        """A toolkit's libnvrtc.so.13 -> libnvrtc.so.13.0.88 with no wheel record or version.json beside it
+        (the GPU machine's) gets its patch version from the file it resolves to, not just 13.0."""
+        wheel = pathlib.Path(__file__).resolve().parent.parent / ".deps" / "nvrtc" / "13.0"
+        libs = sorted(wheel.glob("nvidia/*/lib/libnvrtc.so.13"))
+        records = sorted(wheel.glob("nvidia_cuda_nvrtc-13.0.*.dist-info"))
+        if b"cubins" not in run("--help").stdout or not libs or not records:
+            self.skipTest("a CUDA build and ./dev nvrtc 13.0's wheel are needed")
+        version = records[0].name[len("nvidia_cuda_nvrtc-"):-len(".dist-info")]
+        with tempfile.TemporaryDirectory() as d:
+            lib = pathlib.Path(d, "lib")
+            lib.mkdir()
+            for source, name in ((libs[0], f"libnvrtc.so.{version}"), (libs[0].with_name("libnvrtc-builtins.so.13.0"),
+                                                                         "libnvrtc-builtins.so.13.0")):
+                try:
+                    os.link(source.resolve(), lib / name)  # the same bytes under a toolkit's name, no copy
+                except OSError:
+                    shutil.copy(source, lib / name)
+            (lib / "libnvrtc.so.13").symlink_to(f"libnvrtc.so.{version}")
+            out = run("cubins", "--toolchain", f"nvrtc:{lib}/libnvrtc.so.13", "--arch", "90", "-o", f"{d}/out")
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(sorted(p.name for p in pathlib.Path(d, "out").iterdir() if p.is_dir()),
+                             [f"nvrtc-{version}"])
 
 
 class Registry(unittest.TestCase):
