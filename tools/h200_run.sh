@@ -122,8 +122,10 @@ sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/s
 # kernel and the peer (by role: lane_shared, per_block, cub) and through a
 # pipe against the reference's, diffed; then count-bench of the subject and
 # the peer on each file (count against pinned host-to-device copies of as
-# many bytes, in the same run), and the subject with 64 MiB chunks, into
-# $OUT/count-bench (7 files), and their table. About a minute.
+# many bytes, in the same run), the subject with 64 MiB chunks, and the CPU
+# subject (openmp_fast, this machine's cores) on the two 1 GiB files against
+# one thread's read-and-discard, into $OUT/count-bench (9 files), and their
+# table. About a minute.
 # Prints whether the output of COMMAND... equals the file WANT (the reference's count).
 same_as() {
   local label=$1 want=$2
@@ -164,19 +166,26 @@ gcount() {
     done
   done
   "$HS" count-bench "${files[0]}" --impl "$subject" --chunk 64MiB -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  # The CPU side on this machine's cores: openmp_fast against one thread's read-and-discard of the same files.
+  for f in "${files[@]:0:2}"; do
+    "$HS" count-bench "$f" --impl "$(impls cpu subject)" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  done
   rm -rf "$tmp"
   cat "$OUT/gcount.txt"
   python3 - "$OUT/count-bench" <<'PY'
 import glob, json, os, sys
-print("| impl | file | chunk | count GB/s (p10-p90) | h2d_pinned GB/s | A/A | count % of h2d | pread_pinned GB/s | cached |")
+print("| impl | file | plan | count GB/s (p10-p90) | floor GB/s | A/A | count % of floor | its reads alone GB/s | cached |")
 print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     d = json.load(open(path))
     g = {e["name"]: e["gbps"] for e in d["entries"]}
-    print(f"| {d['impl']} | {os.path.basename(d['file']['path'])} | {d['chunk_bytes'] >> 20} MiB "
+    floor = d["floor"]["name"]
+    plan = (f"{d['chunk_bytes'] >> 20} MiB x {d['buffers']}, " if "chunk_bytes" in d else "") + f"{d['threads']} threads"
+    print(f"| {d['impl']} | {os.path.basename(d['file']['path'])} | {plan} "
           f"| {g['count']['median']:.1f} ({g['count']['p10']:.1f}-{g['count']['p90']:.1f}) "
-          f"| {g['h2d_pinned']['median']:.1f} | {d['control_pct_of_h2d']:.0f}% | **{d['count_pct_of_h2d']:.0f}%** "
-          f"| {g['pread_pinned']['median']:.1f} | {d['file']['page_cached_before']:.2f} |")
+          f"| {d['floor']['entry']} {g[d['floor']['entry']]['median']:.1f} | {d['control_pct_of_' + floor]:.0f}% "
+          f"| **{d['count_pct_of_' + floor]:.0f}%** | {g[d['reads_alone']['entry']]['median']:.1f} "
+          f"| {d['file']['page_cached_before']:.2f} |")
 PY
   return $rc
 }
