@@ -200,7 +200,9 @@ class Case:
 
     def atomic_width(self):
         """Bytes an update adds, on average: the declared bytes over the declared updates where the row declares
-        both (lane_shared's 64-bit spread entries beside 32-bit bins), else the counter width."""
+        both (lane_shared's 64-bit spread entries beside 32-bit bins), else the counter width. Where the bytes are
+        declared, the counted updates are the counted bytes at that width, so the global-atomics check then tests
+        the declared bytes against the counter: the counters do not tell the two widths' updates apart."""
         declared = self.c.get("declared") or {}
         updates, nbytes = declared.get("global_atomics"), declared.get("global_atomic_bytes")
         if updates and nbytes:

@@ -1,5 +1,6 @@
 #include "study/count.hpp"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -53,6 +54,7 @@ ReadPlan read_plan(const Implementation& impl) {
 }
 
 ReadPlan gpu_file_plan(std::uint64_t size, ReadPlan wanted) {
+  if (wanted.piece == 0) throw Error("GPU file plan: a file is read in pieces of at least 1 byte");
   const std::uint64_t pieces = (std::max<std::uint64_t>(size, 1) + wanted.piece - 1) / wanted.piece;
   wanted.chunk = std::size_t(std::min<std::uint64_t>(wanted.chunk, pieces * wanted.piece));
   return wanted;
@@ -70,11 +72,19 @@ std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8
 // whose version changed, while it was counted.
 Error changed_while_counted(const std::string& name) { return Error(name + ": changed while counted"); }
 
-// What stops a ChunkReader's thread (see read_some_unless).
+// What stops a ChunkReader's thread (see read_some_unless): above the
+// standard streams, so that with one of them closed it is neither taken for
+// the input nor left open by Fd, which never closes them.
 int new_stop_event() {
   const int fd = ::eventfd(0, EFD_CLOEXEC);
   if (fd < 0) throw Error(os_error("chunk reader", "cannot make an eventfd"));
-  return fd;
+  if (fd > STDERR_FILENO) return fd;
+  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
+  const int saved = errno;
+  ::close(fd);
+  errno = saved;
+  if (moved < 0) throw Error(os_error("chunk reader", "cannot move its eventfd"));
+  return moved;
 }
 
 }  // namespace

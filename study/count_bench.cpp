@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "cpu_openmp/openmp_fast.hpp"
@@ -175,8 +176,25 @@ Bins count_in_memory(std::span<const std::uint8_t> bytes, const Implementation& 
   return total;
 }
 
-// The file's bytes in memory (read once, untimed).
+// Bytes of memory available (/proc/meminfo's MemAvailable); 0 if unknown.
+std::uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    std::uint64_t kib = 0;
+    if (key == "MemAvailable:" && in >> kib) return kib << 10;
+    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
+}
+
+// The file's bytes in memory (read once, untimed), refused unless the copy
+// fits beside the file's own cached pages: else it would push them out and
+// the floor would time the disk.
 std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, std::uint64_t size) {
+  const std::uint64_t available = available_memory();
+  if (available && 2 * size > available)
+    throw UsageError(path + ": count-bench keeps a copy of it in memory beside its cached pages, and " +
+                     with_commas(size) + " bytes twice is more than the " + with_commas(available) + " available");
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(size);
   Fd fd(open_for_reading(path));
   check_bytes(path, read_some(fd.get(), bytes->data(), bytes->size(), path), size);
@@ -215,7 +233,8 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
                             ", discarded",
        pread_pass, {}},
       {"count_in_memory", "count's counting without its reads: " + std::to_string(threads) + " threads counting " +
-                              piece + " of the file's bytes already in memory: the most count could reach",
+                              piece + " of the file's bytes already in memory (a copy), as count would if reading "
+                              "cost nothing",
        memory_pass, {}},
   };
   bench.floor = "read";
@@ -231,10 +250,12 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   return bench;
 }
 
-// A chunk's bounds: whole pieces, at most 1 GiB (four pinned buffers of it
-// are already 4 GiB of host memory); a piece: whole 64 KiB (smaller preads
-// would time the system call, not the copy).
+// A chunk's bounds: whole pieces, at most 1 GiB, and the ring at most 4 GiB
+// of pinned host memory (more would crowd out the page cache the bench
+// times); a piece: whole 64 KiB (smaller preads would time the system call,
+// not the copy).
 constexpr std::uint64_t kMaxGpuChunk = 1ull << 30;
+constexpr std::uint64_t kMaxGpuRing = 4ull << 30;
 constexpr std::uint64_t kMinGpuPiece = 64u << 10;
 
 // Every chunk of `source`, given back as soon as it is read: its bytes.
@@ -347,6 +368,11 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   if (request.chunk % piece || request.chunk > kMaxGpuChunk)
     throw UsageError("--chunk " + with_commas(request.chunk) + ": name whole pieces (" + with_commas(piece) +
                      " bytes) up to 1 GiB");
+  const std::uint64_t ring = (request.chunk ? request.chunk : kGpuChunk) *
+                             std::uint64_t(request.buffers ? request.buffers : kGpuBuffers);
+  if (ring > kMaxGpuRing)
+    throw UsageError("--chunk x --buffers: " + with_commas(ring) + " bytes of pinned buffers; at most " +
+                     with_commas(kMaxGpuRing));
   if (!request.chunk && kGpuChunk % piece)
     throw UsageError("--piece " + with_commas(piece) + " does not divide count's chunk (" + with_commas(kGpuChunk) +
                      " bytes): name a --chunk too");

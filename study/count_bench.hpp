@@ -7,8 +7,10 @@
 //   CPU implementations: count_stream (reading overlapping counting),
 //   reading the file and discarding it (one thread, as dd does: the floor),
 //   that again (the A/A control), count's own parallel reads alone, and its
-//   counting alone on the file's bytes in memory (the most count could
-//   reach: where that is below 80% of the floor, so is count).
+//   counting alone on a copy of the file's bytes in memory (count counting
+//   in place, as from a mapping, is no faster than that; reading by copying
+//   costs the copy too). Refused where the copy would not fit beside the
+//   file's cached pages.
 //
 //   GPU implementations: count's GPU stream (cuda/stream_count.hpp), the
 //   same bytes copied host to device from its pinned buffers in its chunks

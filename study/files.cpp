@@ -99,7 +99,10 @@ Fd::~Fd() {
 }
 
 int open_for_reading(const std::string& path) {
-  if (path == "-") return STDIN_FILENO;
+  if (path == "-") {
+    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) throw Error("standard input: is closed");
+    return STDIN_FILENO;
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(os_error(path, "cannot open"));
   struct stat st{};

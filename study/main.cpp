@@ -404,7 +404,7 @@ int main(int argc, char** argv) {
   count_bench->add_option("--impl", bench.impl, "implementation that counts, CPU or GPU")->capture_default_str();
   count_bench->add_option("-t,--threads", bench.threads,
                           "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
-                    "(default: three quarters of the cores)")
+                          "(default: three quarters of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
@@ -418,7 +418,7 @@ int main(int argc, char** argv) {
                           "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
                           "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)");
   count_bench->add_option("--device", bench.device, kDeviceHelp);
-  count_bench->add_option("--rounds", bench.rounds, "rotations of the four entries")->capture_default_str()
+  count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (four; five for a CPU implementation)")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
   count_bench->add_flag("--no-save", bench.no_save, "print only; write no result file");

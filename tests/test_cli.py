@@ -98,6 +98,19 @@ class Count(unittest.TestCase):
         self.assertIn(says, err)
         self.assertEqual(out.stdout, b"")
 
+    def test_closed_standard_streams(self):
+        # stdin closed: one line, not a wait on the reader's own eventfd (which then took descriptor 0)
+        for impl in ("openmp_fast", "reference"):
+            out = subprocess.run([EXE, "count", "--impl", impl, "-"], capture_output=True, timeout=20,
+                                 preexec_fn=lambda: os.close(0))
+            self.assertEqual((out.returncode, out.stdout), (1, b""), impl)
+            self.assertEqual(out.stderr.decode(), "histostudy: error: standard input: is closed\n")
+        # stdout closed: the histogram cannot go anywhere, and must not go into the reader's eventfd
+        out = subprocess.run([EXE, "count", "-"], input=b"abc", stdout=None, stderr=subprocess.PIPE, timeout=60,
+                             preexec_fn=lambda: os.close(1))
+        self.assertEqual(out.returncode, 1)
+        self.assertEqual(len(out.stderr.decode().splitlines()), 1, out.stderr)
+
     def test_bad_paths(self):
         self.expect_error("count", os.path.join(self.dir.name, "missing"), says="No such file")
         self.expect_error("count", self.dir.name, says="is a directory")
@@ -123,6 +136,8 @@ class Count(unittest.TestCase):
             self.expect_error("count-bench", path, "--impl", "lane_shared", "--piece", piece, code=2, says="whole 64 KiB")
         self.expect_error("count-bench", path, "--impl", "lane_shared", "--piece", "3MiB", code=2, says="name a --chunk")
         self.expect_error("count-bench", path, "--impl", "lane_shared", "--buffers", "1", code=2, says="2..64")
+        self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", "1GiB", "--buffers", "8", code=2,
+                          says="8,589,934,592 bytes of pinned buffers; at most 4,294,967,296")
 
     def test_gpu_implementations_without_a_gpu_are_one_line(self):
         if "[cannot run here]" not in run("list").stdout.decode():

@@ -4,7 +4,8 @@
 # the machine's drift over minutes falls on every plan alike), on a 1 GiB
 # uniform file written alone, then count's plan and the best on a file
 # written beside two others at once (as tools/h200_run.sh gcount writes its
-# files), also rotated. Into $OUT/round2; summarize.py prints the table.
+# files), the two alternating (16 first each time). Into $OUT/round2;
+# summarize.py prints the table.
 #   OUT=... bash rotate.sh
 set -uo pipefail
 HS=${HS:-build-gpu/histostudy}
