@@ -410,15 +410,27 @@ Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const Lau
 // count reads to the end as read.
 Bins count_cpu_file(int fd, const std::string& name, const FileVersion& opened, const Implementation& impl,
                     const LaunchPolicy& policy) {
+  const PieceCount pieces = count_in_pieces(
+      [fd, &name](std::span<std::uint8_t> buffer, std::uint64_t offset) {
+        return std::span<const std::uint8_t>(buffer.data(), pread_some(fd, buffer.data(), buffer.size(), offset, name));
+      },
+      impl, policy);
+  // Every piece below the end was whole and none past it held a byte, and
+  // the file is as it was, unless it changed under the count.
+  if (pieces.counted != pieces.end || regular_file_version(fd) != opened) throw changed_while_counted(name);
+  return pieces.bins;
+}
+
+}  // namespace
+
+PieceCount count_in_pieces(const PieceReader& read, const Implementation& impl, const LaunchPolicy& policy) {
   LaunchPolicy one = policy;
   one.threads = 1;
   std::atomic<std::uint64_t> next_offset{0};
   std::atomic<bool> stop{false};
   std::mutex mutex;
   std::exception_ptr error;
-  std::uint64_t end = UINT64_MAX;  // where the first short piece ended: the file's end as read
-  std::uint64_t counted = 0;
-  Bins total{};
+  PieceCount total;
 #pragma omp parallel num_threads(policy.threads)
   {
     std::vector<std::uint8_t> buf(kCpuPiece);
@@ -427,12 +439,12 @@ Bins count_cpu_file(int fd, const std::string& name, const FileVersion& opened, 
     try {
       while (!stop.load(std::memory_order_relaxed)) {
         const std::uint64_t offset = next_offset.fetch_add(kCpuPiece);
-        const std::size_t n = pread_some(fd, buf.data(), buf.size(), offset, name);
-        if (n) impl.cpu_histogram({buf.data(), n}, mine, one);
-        mine_bytes += n;
-        if (n < buf.size()) {
+        const std::span<const std::uint8_t> piece = read(buf, offset);
+        if (!piece.empty()) impl.cpu_histogram(piece, mine, one);
+        mine_bytes += piece.size();
+        if (piece.size() < buf.size()) {
           std::lock_guard lock(mutex);
-          end = std::min(end, offset + n);
+          total.end = std::min(total.end, offset + piece.size());
           stop = true;
         }
       }
@@ -442,17 +454,12 @@ Bins count_cpu_file(int fd, const std::string& name, const FileVersion& opened, 
       stop = true;
     }
     std::lock_guard lock(mutex);
-    for (int v = 0; v < kBins; ++v) total[v] += mine[v];
-    counted += mine_bytes;
+    for (int v = 0; v < kBins; ++v) total.bins[v] += mine[v];
+    total.counted += mine_bytes;
   }
   if (error) std::rethrow_exception(error);
-  // Every piece below the end was whole and none past it held a byte, and
-  // the file is as it was, unless it changed under the count.
-  if (counted != end || regular_file_version(fd) != opened) throw changed_while_counted(name);
   return total;
 }
-
-}  // namespace
 
 std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan) {
 #if HISTOSTUDY_HAVE_CUDA

@@ -4,6 +4,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -100,6 +101,23 @@ class ChunkReader final : public ChunkSource {
   std::exception_ptr error_;
   std::thread thread_;  // last: starts once everything above exists
 };
+
+// What count's CPU team counted (count_in_pieces): the bins, where the first
+// short piece ended (UINT64_MAX: none did) and the bytes counted.
+struct PieceCount {
+  Bins bins{};
+  std::uint64_t end = UINT64_MAX;
+  std::uint64_t counted = 0;
+};
+// The piece of kCpuPiece bytes (fewer at the end) at `offset`: read into
+// `buffer` (the thread's own) or taken from elsewhere.
+using PieceReader = std::function<std::span<const std::uint8_t>(std::span<std::uint8_t> buffer, std::uint64_t offset)>;
+// count's CPU team: policy.threads threads each taking the next kCpuPiece
+// bytes from offset 0 through `read` and counting them alone with `impl`,
+// until a short piece; the first error any thread meets is rethrown once
+// all have stopped. A regular file (count_stream) or bytes in memory
+// (count-bench's counting alone).
+PieceCount count_in_pieces(const PieceReader& read, const Implementation& impl, const LaunchPolicy& policy);
 
 // Reads a regular file into the caller's ring of buffers (all of one size, a
 // multiple of `piece`; at least two) with `threads` threads, each preading

@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <limits>
 #include <map>
 
 #include "cpu_openmp/openmp_fast.hpp"
@@ -154,45 +153,24 @@ void check_bytes(const std::string& path, std::uint64_t bytes, std::uint64_t siz
   if (bytes != size) throw Error(path + ": changed while timed");
 }
 
-// count's counting without its reads: `threads` threads taking kCpuPiece
-// bytes at a time of the file's bytes, already in memory, each counting its
-// pieces alone, as count_cpu_file's threads do once a piece is read.
+// count's counting without its reads: count's team (count_in_pieces) taking
+// its pieces of the file's bytes already in memory instead of preading them.
 Bins count_in_memory(std::span<const std::uint8_t> bytes, const Implementation& impl, const LaunchPolicy& policy) {
-  LaunchPolicy one = policy;
-  one.threads = 1;
-  const std::int64_t pieces = std::int64_t((bytes.size() + kCpuPiece - 1) / kCpuPiece);
-  Bins total{};
-#pragma omp parallel num_threads(policy.threads)
-  {
-    Bins mine{};
-#pragma omp for schedule(dynamic, 1)
-    for (std::int64_t k = 0; k < pieces; ++k)
-      impl.cpu_histogram(bytes.subspan(std::size_t(k) * kCpuPiece).first(
-                             std::min<std::size_t>(kCpuPiece, bytes.size() - std::size_t(k) * kCpuPiece)),
-                         mine, one);
-#pragma omp critical
-    for (int v = 0; v < kBins; ++v) total[v] += mine[v];
-  }
-  return total;
-}
-
-// Bytes of memory available (/proc/meminfo's MemAvailable); 0 if unknown.
-std::uint64_t available_memory() {
-  std::ifstream in("/proc/meminfo");
-  for (std::string key; in >> key;) {
-    std::uint64_t kib = 0;
-    if (key == "MemAvailable:" && in >> kib) return kib << 10;
-    in.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-  }
-  return 0;
+  return count_in_pieces(
+             [bytes](std::span<std::uint8_t>, std::uint64_t offset) {
+               const std::size_t from = std::size_t(std::min<std::uint64_t>(offset, bytes.size()));
+               return bytes.subspan(from, std::min(kCpuPiece, bytes.size() - from));
+             },
+             impl, policy)
+      .bins;
 }
 
 // The file's bytes in memory (read once, untimed), refused unless the copy
 // fits beside the file's own cached pages: else it would push them out and
 // the floor would time the disk.
 std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, std::uint64_t size) {
-  const std::uint64_t available = available_memory();
-  if (available && 2 * size > available)
+  const std::uint64_t available = available_memory_bytes();
+  if (available != UINT64_MAX && 2 * size > available)
     throw UsageError(path + ": count-bench keeps a copy of it in memory beside its cached pages, and " +
                      with_commas(size) + " bytes twice is more than the " + with_commas(available) + " available");
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(size);
