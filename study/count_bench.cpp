@@ -165,14 +165,18 @@ Bins count_in_memory(std::span<const std::uint8_t> bytes, const Implementation& 
       .bins;
 }
 
-// The file's bytes in memory (read once, untimed), refused unless the copy
-// fits beside the file's own cached pages: else it would push them out and
-// the floor would time the disk.
-std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, std::uint64_t size) {
+// Refused before anything is read unless a copy of the file fits beside its
+// own cached pages: else the copy would push them out and the floor would
+// time the disk.
+void check_copy_fits(const std::string& path, std::uint64_t size) {
   const std::uint64_t available = available_memory_bytes();
   if (available != UINT64_MAX && 2 * size > available)
     throw UsageError(path + ": count-bench keeps a copy of it in memory beside its cached pages, and " +
                      with_commas(size) + " bytes twice is more than the " + with_commas(available) + " available");
+}
+
+// The file's bytes in memory (read once, untimed).
+std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, std::uint64_t size) {
   auto bytes = std::make_shared<std::vector<std::uint8_t>>(size);
   Fd fd(open_for_reading(path));
   check_bytes(path, read_some(fd.get(), bytes->data(), bytes->size(), path), size);
@@ -182,6 +186,7 @@ std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, s
 Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
   auto cpu = std::shared_ptr<Executor>(make_cpu_executor());
   const int threads = cpu::resolve_threads(impl.name == "reference" ? 1 : request.threads);
+  check_copy_fits(request.path, size);
   const Bins want = count_stream(request.path, find_implementation("reference"), *cpu, 1);
   auto count_pass = [=, &impl] {
     if (count_stream(request.path, impl, *cpu, request.threads) != want)

@@ -84,6 +84,14 @@ class Count(unittest.TestCase):
         self.assertGreater(doc["count_pct_of_read"], 0)
         self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
 
+    def test_count_bench_refuses_a_file_whose_copy_would_not_fit(self):
+        with open("/proc/meminfo") as f:
+            available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+        path = os.path.join(self.dir.name, "sparse")
+        with open(path, "wb") as f:
+            f.truncate(2 * available)  # sparse: no disk, and refused before a byte is read
+        self.expect_error("count-bench", path, "--no-save", code=2, says="bytes twice is more than the")
+
     def test_larger_than_one_chunk(self):
         data = os.urandom((64 << 20) + 611)
         self.assert_counts(data, "--threads", "2", self.file_with(data))
