@@ -72,19 +72,13 @@ std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8
 // whose version changed, while it was counted.
 Error changed_while_counted(const std::string& name) { return Error(name + ": changed while counted"); }
 
-// What stops a ChunkReader's thread (see read_some_unless): above the
-// standard streams, so that with one of them closed it is neither taken for
-// the input nor left open by Fd, which never closes them.
+// What stops a ChunkReader's thread (see read_some_unless). It cannot take
+// a closed standard stream's number: main holds those
+// (hold_closed_standard_descriptors).
 int new_stop_event() {
   const int fd = ::eventfd(0, EFD_CLOEXEC);
   if (fd < 0) throw Error(os_error("chunk reader", "cannot make an eventfd"));
-  if (fd > STDERR_FILENO) return fd;
-  const int moved = ::fcntl(fd, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
-  const int saved = errno;
-  ::close(fd);
-  errno = saved;
-  if (moved < 0) throw Error(os_error("chunk reader", "cannot move its eventfd"));
-  return moved;
+  return fd;
 }
 
 }  // namespace

@@ -23,6 +23,8 @@ namespace {
 char g_temporary[4096];
 std::atomic<bool> g_has_temporary{false};
 
+bool g_stdin_closed = false;  // at start: see hold_closed_standard_descriptors
+
 extern "C" void remove_temporary_and_die(int signal) {
   if (g_has_temporary.load()) ::unlink(g_temporary);
   std::signal(signal, SIG_DFL);
@@ -94,13 +96,22 @@ std::string os_error(const std::string& path, const std::string& what) {
   return path + ": " + what + " (" + std::strerror(errno) + ")";
 }
 
+void hold_closed_standard_descriptors() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0) continue;
+    if (fd == STDIN_FILENO) g_stdin_closed = true;
+    // The lowest free number is fd itself: the ones below it are open or held by now.
+    ::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+  }
+}
+
 Fd::~Fd() {
   if (fd_ > 2) ::close(fd_);
 }
 
 int open_for_reading(const std::string& path) {
   if (path == "-") {
-    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) throw Error("standard input: is closed");
+    if (g_stdin_closed) throw Error("standard input: is closed");
     return STDIN_FILENO;
   }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -30,8 +30,15 @@ class Fd {
   int fd_;
 };
 
+// Call first in main. Each standard descriptor closed at start is opened on
+// /dev/null the wrong way round (standard input write-only, output and error
+// read-only), so that reading or writing it fails as on a closed one (EBADF)
+// while no descriptor opened later (a GPU's device node, an eventfd) takes
+// its number and is read or written as if it were the stream.
+void hold_closed_standard_descriptors();
+
 // Opens for reading ("-": standard input). Throws Error for a missing or
-// unreadable path or a directory.
+// unreadable path or a directory, or standard input closed at start.
 int open_for_reading(const std::string& path);
 // What says a regular file changed while it was read: its size and
 // modification time.

@@ -322,6 +322,7 @@ CLI::Validator number_in(double lo, double hi) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  hs::hold_closed_standard_descriptors();
   hs::install_signal_handlers();
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"histostudy: a reproducibility study of 256-bin byte histograms on GPUs and CPUs.\n"
