@@ -75,8 +75,8 @@ std::vector<std::span<std::uint8_t>> spans_of(std::vector<std::vector<std::uint8
 // whose version changed, while it was counted.
 Error changed_while_counted(const std::string& name) { return Error(name + ": changed while counted"); }
 
-// What stops a ChunkReader's thread (see read_some_unless). It cannot take
-// a closed standard stream's number: main holds those
+// What stops a ChunkReader's thread (see read_some_unless). It takes no
+// closed standard stream's number where those are held, as main holds them
 // (hold_closed_standard_descriptors).
 int new_stop_event() {
   const int fd = ::eventfd(0, EFD_CLOEXEC);

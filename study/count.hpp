@@ -71,7 +71,9 @@ class ChunkSource {
 // terminals as on files; does not own fd. next() throws the reader's Error
 // once the chunks read before it are taken. Its thread waits for the stream
 // in poll(2), beside an eventfd its destructor signals, so that destroying
-// it (a count failed) never waits for a pipe's writer.
+// it (a count failed) never waits for a pipe's writer. The standard
+// descriptors must be open or held (hold_closed_standard_descriptors, as
+// main does): else the eventfd may take one of their numbers.
 class ChunkReader final : public ChunkSource {
  public:
   // Into plan.buffers buffers of its own.

@@ -96,13 +96,17 @@ std::string os_error(const std::string& path, const std::string& what) {
   return path + ": " + what + " (" + std::strerror(errno) + ")";
 }
 
-void hold_closed_standard_descriptors() {
+bool hold_closed_standard_descriptors() {
   for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
     if (::fcntl(fd, F_GETFD) >= 0) continue;
     if (fd == STDIN_FILENO) g_stdin_closed = true;
     // The lowest free number is fd itself: the ones below it are open or held by now.
-    ::open("/dev/null", (fd == STDIN_FILENO ? O_WRONLY : O_RDONLY) | O_CLOEXEC);
+    const int held = ::open("/", O_PATH | O_CLOEXEC);
+    if (held == fd) continue;
+    if (held >= 0) ::close(held);
+    return false;
   }
+  return true;
 }
 
 Fd::~Fd() {

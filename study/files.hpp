@@ -30,12 +30,14 @@ class Fd {
   int fd_;
 };
 
-// Call first in main. Each standard descriptor closed at start is opened on
-// /dev/null the wrong way round (standard input write-only, output and error
-// read-only), so that reading or writing it fails as on a closed one (EBADF)
-// while no descriptor opened later (a GPU's device node, an eventfd) takes
-// its number and is read or written as if it were the stream.
-void hold_closed_standard_descriptors();
+// Call first in main. Each standard descriptor closed at start is held by a
+// path-only descriptor of the root directory (O_PATH), which cannot be read
+// or written (EBADF, as a closed one) and which, reopened by name
+// (/dev/stdin, /dev/stdout), is a directory, refused for reading and
+// writing alike. So no descriptor opened later (a GPU's device node, a
+// reader's eventfd) takes a standard stream's number and is read or written
+// as if it were the stream. False if one could not be held (errno says why).
+bool hold_closed_standard_descriptors();
 
 // Opens for reading ("-": standard input). Throws Error for a missing or
 // unreadable path or a directory, or standard input closed at start.

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -322,7 +323,11 @@ CLI::Validator number_in(double lo, double hi) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  hs::hold_closed_standard_descriptors();
+  if (!hs::hold_closed_standard_descriptors()) {
+    std::fprintf(stderr, "histostudy: error: cannot hold a closed standard stream's descriptor (%s)\n",
+                 std::strerror(errno));
+    return 1;
+  }
   hs::install_signal_handlers();
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"histostudy: a reproducibility study of 256-bin byte histograms on GPUs and CPUs.\n"

@@ -107,16 +107,27 @@ class Count(unittest.TestCase):
         self.assertEqual(out.stdout, b"")
 
     def test_closed_standard_streams(self):
-        # stdin closed: one line, not a wait on the reader's own eventfd (which then took descriptor 0)
+        # stdin closed: one line, not a read of whatever descriptor took number 0 (on a GPU machine the
+        # GPU's device node: count hung there; the reader's eventfd before that)
         for impl in ("openmp_fast", "reference"):
             out = subprocess.run([EXE, "count", "--impl", impl, "-"], capture_output=True, timeout=20,
                                  preexec_fn=lambda: os.close(0))
             self.assertEqual((out.returncode, out.stdout), (1, b""), impl)
             self.assertEqual(out.stderr.decode(), "histostudy: error: standard input: is closed\n")
-        # stdout closed: the histogram cannot go anywhere, and must not go into the reader's eventfd
+        # ... and reopened by name it is no empty file (that counted 0 bytes and exited 0)
+        out = subprocess.run([EXE, "count", "/dev/stdin"], capture_output=True, timeout=20,
+                             preexec_fn=lambda: os.close(0))
+        self.assertEqual((out.returncode, out.stdout), (1, b""))
+        self.assertEqual(len(out.stderr.decode().splitlines()), 1, out.stderr)
+        # stdout closed: the histogram cannot go anywhere, and must not go into another descriptor
         out = subprocess.run([EXE, "count", "-"], input=b"abc", stdout=None, stderr=subprocess.PIPE, timeout=60,
                              preexec_fn=lambda: os.close(1))
         self.assertEqual(out.returncode, 1)
+        self.assertEqual(len(out.stderr.decode().splitlines()), 1, out.stderr)
+        # ... nor, named, the bytes of generate (they went to nothing, exit 0)
+        out = subprocess.run([EXE, "generate", "uniform", "-s", "1KiB", "-o", "/dev/stdout"], stdout=None,
+                             stderr=subprocess.PIPE, timeout=20, preexec_fn=lambda: os.close(1))
+        self.assertNotEqual(out.returncode, 0)
         self.assertEqual(len(out.stderr.decode().splitlines()), 1, out.stderr)
 
     def test_bad_paths(self):

@@ -3,6 +3,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 #include <thread>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "build_config.hpp"
@@ -422,6 +424,42 @@ TEST_CASE("the file chunk reader refuses a file that grows, shrinks or is writte
     };
     CHECK_THROWS_WITH_AS(read_on(), "file: changed while counted", hs::Error);
   }
+}
+
+// In a child with every standard stream closed: what holding them leaves.
+// Each failed expectation exits with its own code, for the parent to check.
+int held_standard_descriptors_in_a_child() {
+  for (int fd = 0; fd <= 2; ++fd) ::close(fd);
+  if (!hs::hold_closed_standard_descriptors()) return 10;
+  for (int fd = 0; fd <= 2; ++fd)
+    if (::fcntl(fd, F_GETFD) < 0) return 11 + fd;  // not held
+  char byte = 'x';
+  if (::read(0, &byte, 1) != -1 || errno != EBADF) return 14;
+  if (::write(1, &byte, 1) != -1 || errno != EBADF) return 15;
+  if (::write(2, &byte, 1) != -1 || errno != EBADF) return 16;
+  if (::open("/dev/null", O_RDONLY | O_CLOEXEC) <= 2) return 17;  // a later file takes no stream's number
+  try {
+    hs::open_for_reading("-");
+    return 18;
+  } catch (const hs::Error& e) {
+    if (std::string(e.what()) != "standard input: is closed") return 19;
+  }
+  try {
+    hs::open_for_reading("/dev/stdin");  // reopened by name: the held root directory, refused
+    return 20;
+  } catch (const hs::Error&) {
+  }
+  return 0;
+}
+
+TEST_CASE("closed standard streams are held: no later descriptor takes their numbers, and they read and write nothing") {
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) ::_exit(held_standard_descriptors_in_a_child());
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
 }
 
 TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pipe, as the stream holds them") {
