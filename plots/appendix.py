@@ -356,16 +356,30 @@ def _runs_words(runs, sel):
                                              for plan, rs in plans.items())
 
 
+def _per_run_words(words_of, runs, sel):
+    """words_of(run) where every run says the same; else each distinct value with the roles of its runs."""
+    values = {}
+    for run in runs:
+        values.setdefault(words_of(run), []).append(run)
+    if len(values) == 1:
+        return next(iter(values))
+    def roles(rs):
+        return ", ".join(dict.fromkeys(role for r in rs for role in sel.roles_of(r) if role != "cpu"))
+    return "; ".join(f"{value} ({roles(rs)})" for value, rs in values.items())
+
+
 def environment_paragraph(env, study):
-    """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs."""
+    """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs.
+    Clocks and host are each run's own (the GPU machine's kernel, say, differs between calls)."""
     runs = [ev.run for ev in env.members]
     run, tc = runs[0], env.members[0].toolchain
+    sel = study.selection_of(run)
     commits = sorted({commit_line(r.doc["provenance"]) for r in runs})
-    clocks = clock_words(run)
+    clocks = _per_run_words(clock_words, runs, sel)
     version = run.environment["build"].get("histostudy_version", "?")
     return (f"**{env.label}.** The kernels {build_words(run, tc)}; histostudy {version} at commit "
             f"{', '.join(commits)}, on {gpu_words(run, tc)}" + (f", {clocks}" if clocks else "")
-            + f"; host {host_words(run)}. Runs started {_runs_words(runs, study.selection_of(runs[0]))}.")
+            + f"; host {_per_run_words(host_words, runs, sel)}. Runs started {_runs_words(runs, sel)}.")
 
 
 def published_paragraphs(published):

@@ -202,6 +202,10 @@ def build_words(run, toolchain):
         return (f"compiled at run time by NVRTC {d.get('version', NOT_RECORDED)} (`{d.get('library', NOT_RECORDED)}`, "
                 f"options `{' '.join(d.get('options', []))}`) from the sources embedded in the binary, SHA-256 "
                 f"{str(d.get('kernel_sources_sha256', NOT_RECORDED))[:12]}, and loaded through the driver API")
+    if d.get("file"):  # a module the matrix compiled ahead (histostudy cubins), loaded by the driver
+        return (f"loaded through the driver API from `{d['file']}` ({d.get('code', NOT_RECORDED)}, "
+                f"{d.get('arch', NOT_RECORDED)}), compiled ahead by `histostudy cubins` from the sources embedded "
+                f"in the binary, SHA-256 {str(d.get('kernel_sources_sha256', NOT_RECORDED))[:12]}")
     if d.get("compiler") == "nvcc":
         return (f"built into the binary by nvcc {d.get('version', NOT_RECORDED)} (host compiler "
                 f"{d.get('host_compiler', NOT_RECORDED)}, `{d.get('flags', NOT_RECORDED)}`, CUB {d.get('cub', '-')})")

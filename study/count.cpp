@@ -49,10 +49,11 @@ ReadPlan read_plan(const Implementation& impl) {
   // (one being copied, the one before until its copy is done), the readers
   // fill the other two. Copying from the page cache's own pages instead
   // (cudaHostRegister of the mapped file) does not pay: registering runs at
-  // 30-36 GB/s (zero_copy_probe.cu there). Nor do write-combined pinned
-  // buffers, or 13 or 14 readers: where the host copies slowly into pinned
-  // memory, count runs at the speed of those reads whatever the plan
-  // (data/explorations/20261201T1726Z_gpu_count_ring).
+  // 30-36 GB/s (zero_copy_probe.cu there). Write-combined pinned buffers
+  // changed nothing on a host that read quickly; 13 or 14 readers, or 14 or
+  // 16 at a lower priority, differed by less than the drift between runs on
+  // hosts that read slowly, where the host's copies into pinned memory bound
+  // count (data/explorations/20261201T1726Z_gpu_count_ring).
   return {kGpuChunk, kGpuBuffers};
 }
 

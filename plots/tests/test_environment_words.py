@@ -1,0 +1,36 @@
+"""The appendix's environment paragraphs: a module compiled ahead is named as such, and a fact that differs
+between an environment's runs (the GPU machine's kernel, say) is given for each run, not the first one's."""
+import types
+import unittest
+
+from plots import appendix
+from plots.environment import NOT_RECORDED, build_words, host_words
+
+
+def run_with(executors=(), kernel="Linux 6.1", roles=("lesson",)):
+    host = {"cpu_model": "Xeon", "logical_cores": 16, "os": "Ubuntu", "kernel": kernel}
+    return types.SimpleNamespace(environment={"executors": list(executors), "host": host}, roles=roles)
+
+
+class EnvironmentWords(unittest.TestCase):
+    def test_a_module_compiled_ahead_is_named_by_its_file(self):
+        module = {"toolchain": "nvrtc 12.0.140 sm_90",
+                  "describe": {"file": "nvrtc-12.0.140/sm_90.cubin", "code": "sass", "arch": "sm_90",
+                               "kernel_sources_sha256": "ab" * 32}}
+        words = build_words(run_with([module]), "nvrtc 12.0.140 sm_90")
+        self.assertIn("`nvrtc-12.0.140/sm_90.cubin` (sass, sm_90)", words)
+        self.assertIn("abababababab", words)
+        self.assertNotIn(NOT_RECORDED, words)
+
+    def test_a_fact_that_differs_between_runs_is_given_for_each(self):
+        runs = [run_with(kernel="Linux v657", roles=("blocks",)), run_with(kernel="Linux v973", roles=("sizes",)),
+                run_with(kernel="Linux v973", roles=("lesson", "cpu"))]
+        sel = types.SimpleNamespace(roles_of=lambda r: r.roles)
+        words = appendix._per_run_words(host_words, runs, sel)
+        self.assertIn("Linux v657 (blocks)", words)
+        self.assertIn("Linux v973 (sizes, lesson)", words)
+        self.assertEqual(appendix._per_run_words(host_words, runs[1:], sel), host_words(runs[1]))
+
+
+if __name__ == "__main__":
+    unittest.main()
