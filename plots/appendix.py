@@ -6,8 +6,8 @@ number from the runs plots/selection.py chose and data/published/; nothing is ty
 from plots import claims, counters, history, stats, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
-from plots.environment import (build_words, clock_words, commit_line, gpu_line, gpu_words, host_words,
-                               sampling_plan_words)
+from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_line, gpu_words,
+                               host_words, sampling_plan_words)
 from plots.models import BASELINE, LESSON_INPUTS, PRIVATIZED, major_minor, uniform_rows
 from plots.published import lesson_name
 from plots.results import case_key, kernel_label
@@ -357,12 +357,14 @@ def _runs_words(runs, sel):
 
 
 def _per_run_words(words_of, runs, sel):
-    """words_of(run) where every run says the same; else each distinct value with the roles of its runs."""
+    """words_of(run) where every run says the same; else each distinct value with the roles of its runs, a run
+    that records none (words_of gives '') as not recorded."""
+    words = [words_of(run) for run in runs]
+    if len(set(words)) == 1:
+        return words[0]
     values = {}
-    for run in runs:
-        values.setdefault(words_of(run), []).append(run)
-    if len(values) == 1:
-        return next(iter(values))
+    for run, value in zip(runs, words):
+        values.setdefault(value or NOT_RECORDED, []).append(run)
     def roles(rs):
         return ", ".join(dict.fromkeys(role for r in rs for role in sel.roles_of(r) if role != "cpu"))
     return "; ".join(f"{value} ({roles(rs)})" for value, rs in values.items())

@@ -23,7 +23,23 @@ namespace {
 char g_temporary[4096];
 std::atomic<bool> g_has_temporary{false};
 
-bool g_stdin_closed = false;  // at start: see hold_closed_standard_descriptors
+// The standard descriptors closed at start (see hold_closed_standard_descriptors).
+bool g_closed_at_start[3] = {false, false, false};
+const char* const kStreamNames[3] = {"standard input", "standard output", "standard error"};
+
+// Where `path` names a standard stream closed at start (reopened by name:
+// /dev/stdin, /proc/self/fd/1), refuses it as closed: the held descriptor is
+// no file to read or write, and the path would resolve to what holds it.
+void refuse_closed_stream(const std::string& path) {
+  struct stat named{};
+  if (::stat(path.c_str(), &named) != 0) return;
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    struct stat held{};
+    if (g_closed_at_start[fd] && ::fstat(fd, &held) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino)
+      throw Error(path + ": " + kStreamNames[fd] + ", which is closed");
+  }
+}
 
 extern "C" void remove_temporary_and_die(int signal) {
   if (g_has_temporary.load()) ::unlink(g_temporary);
@@ -99,11 +115,15 @@ std::string os_error(const std::string& path, const std::string& what) {
 bool hold_closed_standard_descriptors() {
   for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
     if (::fcntl(fd, F_GETFD) >= 0) continue;
-    if (fd == STDIN_FILENO) g_stdin_closed = true;
-    // The lowest free number is fd itself: the ones below it are open or held by now.
-    const int held = ::open("/", O_PATH | O_CLOEXEC);
+    g_closed_at_start[fd] = true;
+    // The lowest free number is fd itself: the ones below it are open or held
+    // by now. /proc/self's link itself (not its target), else / where there
+    // is no /proc (and no /dev/stdin to reopen it by).
+    int held = ::open("/proc/self", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (held < 0) held = ::open("/", O_PATH | O_CLOEXEC);
     if (held == fd) continue;
     if (held >= 0) ::close(held);
+    errno = held >= 0 ? EBADF : errno;
     return false;
   }
   return true;
@@ -115,9 +135,10 @@ Fd::~Fd() {
 
 int open_for_reading(const std::string& path) {
   if (path == "-") {
-    if (g_stdin_closed) throw Error("standard input: is closed");
+    if (g_closed_at_start[STDIN_FILENO]) throw Error("standard input: is closed");
     return STDIN_FILENO;
   }
+  refuse_closed_stream(path);
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(os_error(path, "cannot open"));
   struct stat st{};
@@ -225,6 +246,7 @@ void install_signal_handlers() {
 
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write) {
   if (path.empty()) throw UsageError("-o: empty path");
+  refuse_closed_stream(path);
   struct stat st{};
   const bool exists = ::lstat(path.c_str(), &st) == 0;
   if (exists && S_ISDIR(st.st_mode)) throw UsageError(path + ": is a directory");
@@ -286,6 +308,7 @@ std::filesystem::path write_new_file(const std::filesystem::path& dir, const std
 
 void check_writable_dir(const std::filesystem::path& dir) {
   if (dir.empty()) throw UsageError("-o: empty path");
+  refuse_closed_stream(dir.string());
   std::error_code ec;
   if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
     throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");

@@ -31,12 +31,13 @@ class Fd {
 };
 
 // Call first in main. Each standard descriptor closed at start is held by a
-// path-only descriptor of the root directory (O_PATH), which cannot be read
-// or written (EBADF, as a closed one) and which, reopened by name
-// (/dev/stdin, /dev/stdout), is a directory, refused for reading and
-// writing alike. So no descriptor opened later (a GPU's device node, a
-// reader's eventfd) takes a standard stream's number and is read or written
-// as if it were the stream. False if one could not be held (errno says why).
+// path-only descriptor (O_PATH) of /proc/self's link, which cannot be read or
+// written (EBADF, as a closed one), so no descriptor opened later (a GPU's
+// device node, a reader's eventfd) takes a standard stream's number and is
+// read or written as if it were the stream. Reopened by name (/dev/stdin,
+// /dev/stdout) it is refused as closed by open_for_reading,
+// write_output_file and check_writable_dir. False if one could not be held
+// (errno says why).
 bool hold_closed_standard_descriptors();
 
 // Opens for reading ("-": standard input). Throws Error for a missing or

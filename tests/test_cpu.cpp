@@ -445,8 +445,14 @@ int held_standard_descriptors_in_a_child() {
     if (std::string(e.what()) != "standard input: is closed") return 19;
   }
   try {
-    hs::open_for_reading("/dev/stdin");  // reopened by name: the held root directory, refused
+    hs::open_for_reading("/dev/stdin");  // reopened by name: refused, not what holds it
     return 20;
+  } catch (const hs::Error& e) {
+    if (std::string(e.what()) != "/dev/stdin: standard input, which is closed") return 21;
+  }
+  try {
+    hs::check_writable_dir("/dev/stdout");
+    return 22;
   } catch (const hs::Error&) {
   }
   return 0;

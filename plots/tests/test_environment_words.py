@@ -30,6 +30,9 @@ class EnvironmentWords(unittest.TestCase):
         self.assertIn("Linux v657 (blocks)", words)
         self.assertIn("Linux v973 (sizes, lesson)", words)
         self.assertEqual(appendix._per_run_words(host_words, runs[1:], sel), host_words(runs[1]))
+        clocks = {"blocks": "", "sizes": "SM clock 1,980 MHz"}
+        self.assertEqual(appendix._per_run_words(lambda r: clocks.get(r.roles[0], ""), runs[:2], sel),
+                         f"{NOT_RECORDED} (blocks); SM clock 1,980 MHz (sizes)")
 
 
 if __name__ == "__main__":
