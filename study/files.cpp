@@ -35,7 +35,8 @@ void refuse_closed_stream(const std::string& path) {
   if (::stat(path.c_str(), &named) != 0) return;
   for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
     struct stat held{};
-    if (g_closed_at_start[fd] && ::fstat(fd, &held) == 0 && held.st_dev == named.st_dev &&
+    // Only /proc/self's link is refused: a stream held on / (no /proc) leaves / itself usable.
+    if (g_closed_at_start[fd] && ::fstat(fd, &held) == 0 && S_ISLNK(held.st_mode) && held.st_dev == named.st_dev &&
         held.st_ino == named.st_ino)
       throw Error(path + ": " + kStreamNames[fd] + ", which is closed");
   }
@@ -122,8 +123,10 @@ bool hold_closed_standard_descriptors() {
     int held = ::open("/proc/self", O_PATH | O_NOFOLLOW | O_CLOEXEC);
     if (held < 0) held = ::open("/", O_PATH | O_CLOEXEC);
     if (held == fd) continue;
-    if (held >= 0) ::close(held);
-    errno = held >= 0 ? EBADF : errno;
+    if (held >= 0) {
+      ::close(held);
+      errno = EBADF;  // another number: fd was taken after all
+    }
     return false;
   }
   return true;
