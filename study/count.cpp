@@ -2,12 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -27,14 +25,6 @@ namespace {
 
 constexpr std::size_t kGenerateChunk = 64u << 20;  // generate's writes
 
-// Best effort: a thread that cannot lower its priority (already at the
-// lowest) reads at the one it has.
-void lower_this_threads_priority(int by) {
-  errno = 0;
-  const int now = ::getpriority(PRIO_PROCESS, ::gettid());
-  if (errno == 0) ::setpriority(PRIO_PROCESS, ::gettid(), std::min(now + by, 19));
-}
-
 }  // namespace
 
 ReadPlan read_plan(const Implementation& impl) {
@@ -50,9 +40,8 @@ ReadPlan read_plan(const Implementation& impl) {
   // 256 KiB to 4 MiB pieces gave nothing steadily better; round 2 ran the
   // best of them in rotation, seven times each: 32 MiB chunks 60-75% of
   // pinned host-to-device copies, 4 MiB chunks in 8 buffers 68-77%, this
-  // plan 72-82% with 16 readers and 85-92% with 12; then 14 readers at a
-  // lower priority (gpu_reading_threads, kReaderNiceness) beat 12 in 29 of
-  // 36 runs side by side on three hosts.
+  // plan 72-82% with 16 readers and 85-92% with 12 (and 14 better still
+  // where the host reads slowly: gpu_reading_threads).
   // The arithmetic behind it: a pass costs about one chunk's read more than
   // its copies (the first chunk is read before any copy starts), 1.6% of a
   // 1 GiB file at 16 MiB; a 16 MiB copy (about 300 us at 55 GB/s) is long
@@ -62,12 +51,10 @@ ReadPlan read_plan(const Implementation& impl) {
   // fill the other two. Copying from the page cache's own pages instead
   // (cudaHostRegister of the mapped file) does not pay: registering runs at
   // 30-36 GB/s (zero_copy_probe.cu there). Write-combined pinned buffers
-  // changed nothing on a host that read quickly; 13 or 14 readers at the
-  // default priority differed by less than the drift between runs on a host
-  // that read slowly, where the host's copies into pinned memory bound count
-  // (data/explorations/20261201T1726Z_gpu_count_ring, and
-  // data/explorations/20261201T1830Z_gpu_reader_priority for the readers'
-  // priority).
+  // changed nothing on a host that read quickly, and readers at a lower
+  // priority (nice +5) gained less than the A/A pair differed; where the
+  // host's copies into pinned memory are slow they bound count
+  // (data/explorations/20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers).
   return {kGpuChunk, kGpuBuffers};
 }
 
@@ -237,7 +224,6 @@ bool FileChunkReader::complete(std::size_t slot, std::size_t seq) const {
 }
 
 void FileChunkReader::read_pieces() {
-  lower_this_threads_priority(kReaderNiceness);
   std::unique_lock lock(mutex_);
   for (;;) {
     // A piece is taken only once its buffer is free (no thread holds a piece
@@ -483,11 +469,14 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 #endif
 }
 
-// A quarter of the cores left to the thread that enqueues the copies and
-// to the driver's: on the H200's 16 cores, 12 readers gave 85-92% of pinned
-// host-to-device copies and 16 gave 72-82%, seven runs each in rotation
-// (data/explorations/20261201T1610Z_gpu_count, round 2); with 16, count is
-// slower than its reads alone, with 12 faster.
+// An eighth of the cores left to the thread that enqueues the copies and
+// to the driver's. On the H200's 16 cores: 16 readers gave 72-82% of pinned
+// host-to-device copies against 12's 85-92%, seven runs each in rotation
+// (data/explorations/20261201T1610Z_gpu_count, round 2; with 16, count is
+// slower than its reads alone). 14 against 12, run by run on the same
+// files: ahead in all 10 runs (median +11.5 points) on a host that read
+// slowly, where an A/A pair of 12 differed by 3.9; even (+0.0) where the
+// host read quickly, in rotating order (data/explorations/20261201T1830Z_gpu_readers).
 int gpu_reading_threads(int requested) {
   return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 7 / 8);
 }

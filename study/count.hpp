@@ -190,11 +190,9 @@ class GpuStream {
 std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementation& impl, ReadPlan plan);
 
 // The threads a GPU stream reads a regular file with: `requested`, or for 0
-// seven eighths of OpenMP's default (one per core), at least one. Each runs
-// kReaderNiceness below the thread that made it, so that the thread enqueuing
-// the copies, and the driver's, win a core when they wake.
+// seven eighths of OpenMP's default (one per core), at least one: the rest
+// leave the thread that enqueues the copies, and the driver's, a core.
 int gpu_reading_threads(int requested);
-inline constexpr int kReaderNiceness = 5;
 
 // Counts fd through `stream`: a regular file read by `threads` threads (0:
 // gpu_reading_threads' default) preading `piece` bytes at a time (a divisor of the

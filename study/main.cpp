@@ -397,7 +397,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   count->add_option("-t,--threads", count_threads,
                     "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
-                    "(default: seven eighths of the cores, at a lower priority)")
+                    "(default: seven eighths of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp);
 
@@ -410,7 +410,7 @@ int main(int argc, char** argv) {
   count_bench->add_option("--impl", bench.impl, "implementation that counts, CPU or GPU")->capture_default_str();
   count_bench->add_option("-t,--threads", bench.threads,
                           "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
-                          "(default: seven eighths of the cores, at a lower priority)")
+                          "(default: seven eighths of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
