@@ -52,8 +52,8 @@ ReadPlan read_plan(const Implementation& impl) {
   // (cudaHostRegister of the mapped file) does not pay: registering runs at
   // 30-36 GB/s (zero_copy_probe.cu there). Write-combined pinned buffers
   // changed nothing on a host that read quickly, and readers at a lower
-  // priority (nice +5) gained less than the A/A pair differed; where the
-  // host's copies into pinned memory are slow they bound count
+  // priority (nice +5) gained no more than an A/A pair differed run to run;
+  // where the host's copies into pinned memory are slow they bound count
   // (data/explorations/20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers).
   return {kGpuChunk, kGpuBuffers};
 }
@@ -475,8 +475,9 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 // (data/explorations/20261201T1610Z_gpu_count, round 2; with 16, count is
 // slower than its reads alone). 14 against 12, run by run on the same
 // files: ahead in all 10 runs (median +11.5 points) on a host that read
-// slowly, where an A/A pair of 12 differed by 3.9; even (+0.0) where the
-// host read quickly, in rotating order (data/explorations/20261201T1830Z_gpu_readers).
+// slowly, where an A/A pair of 12 differed by 3.9 (a fixed order there);
+// even (+0.0) on a host that read quickly, in rotating order
+// (data/explorations/20261201T1830Z_gpu_readers).
 int gpu_reading_threads(int requested) {
   return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 7 / 8);
 }

@@ -8,7 +8,9 @@ O=/tmp/oX; rm -rf $O; mkdir -p $O
 date -u +%FT%TZ > /tmp/stages.txt
 nproc >> /tmp/stages.txt; grep -m1 "model name" /proc/cpuinfo >> /tmp/stages.txt
 (OUT=$O timeout 300 bash tools/h200_run.sh $STAGES) >> /tmp/stages.txt 2>&1; echo "stages rc $?" >> /tmp/stages.txt
-patch -p1 < data/explorations/20261201T1726Z_gpu_count_ring/reader_priority/nice.patch >> /tmp/stages.txt && ninja -C build-gpu >> /tmp/stages.txt 2>&1
+patch -p1 --dry-run < data/explorations/20261201T1726Z_gpu_count_ring/reader_priority/nice.patch >/dev/null || { echo "the patch does not apply to this study/count.cpp"; exit 1; }
+patch -p1 < data/explorations/20261201T1726Z_gpu_count_ring/reader_priority/nice.patch >> /tmp/stages.txt
+ninja -C build-gpu >> /tmp/stages.txt 2>&1
 HS=build-gpu/histostudy
 T=$(mktemp -d /dev/shm/nice.XXXXXX)
 $HS generate uniform -s 1GiB -o $T/uniform-1GiB & $HS generate one_byte -s 1GiB -o $T/one_byte-1GiB & wait
