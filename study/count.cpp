@@ -171,14 +171,14 @@ void ChunkReader::release(std::size_t seq) {
   changed_.notify_all();
 }
 
-FileChunkReader::FileChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers,
-                                 std::size_t piece, int threads)
+FileChunkReader::FileChunkReader(int fd, std::string name, FileVersion opened,
+                                 std::vector<std::span<std::uint8_t>> buffers, std::size_t piece, int threads)
     : fd_(fd),
       name_(std::move(name)),
       buffers_(std::move(buffers)),
       piece_(piece),
       pieces_per_chunk_(buffers_.empty() || piece == 0 ? 0 : buffers_[0].size() / piece),
-      opened_(regular_file_version(fd)),
+      opened_(opened),
       slot_seq_(buffers_.size()),
       taken_in_(buffers_.size()),
       done_in_(buffers_.size()),
@@ -482,9 +482,10 @@ int gpu_reading_threads(int requested) {
   return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 7 / 8);
 }
 
-Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece) {
-  if (regular_file_version(fd)) {
-    FileChunkReader reader(fd, name, stream.buffers(), piece, gpu_reading_threads(threads));
+Bins count_on_gpu(int fd, const std::string& name, std::optional<FileVersion> opened, GpuStream& stream, int threads,
+                  std::size_t piece) {
+  if (opened) {
+    FileChunkReader reader(fd, name, *opened, stream.buffers(), piece, gpu_reading_threads(threads));
     return stream.count(reader);
   }
   ChunkReader reader(fd, name, stream.buffers());
@@ -510,7 +511,7 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
   // A small file gets buffers no larger than it needs.
   const ReadPlan plan = version ? gpu_file_plan(version->size) : read_plan(impl);
   const auto stream = make_gpu_stream(executor, impl, plan);
-  return count_on_gpu(fd.get(), name, *stream, threads, plan.piece);
+  return count_on_gpu(fd.get(), name, version, *stream, threads, plan.piece);
 }
 
 void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force) {

@@ -128,13 +128,14 @@ PieceCount count_in_pieces(const PieceReader& read, const Implementation& impl, 
 // pieces. The file ends at the first short piece: no piece is taken after
 // it. next() throws a read error at once, and at the end throws Error if the
 // pieces read do not tile the file up to that end, or its version is not
-// what it was when the reader was made: it changed while read (grew, shrank
-// or was written), as count's CPU path says (count_cpu_file, count.cpp).
+// `opened`, the one its caller took when it opened fd: it changed while
+// read (grew, shrank or was written), as count's CPU path says
+// (count_cpu_file, count.cpp).
 // Does not own fd; the buffers outlive it.
 class FileChunkReader final : public ChunkSource {
  public:
-  FileChunkReader(int fd, std::string name, std::vector<std::span<std::uint8_t>> buffers, std::size_t piece,
-                  int threads);
+  FileChunkReader(int fd, std::string name, FileVersion opened, std::vector<std::span<std::uint8_t>> buffers,
+                  std::size_t piece, int threads);
   ~FileChunkReader() override;
   FileChunkReader(const FileChunkReader&) = delete;
   FileChunkReader& operator=(const FileChunkReader&) = delete;
@@ -151,7 +152,7 @@ class FileChunkReader final : public ChunkSource {
   std::string name_;
   std::vector<std::span<std::uint8_t>> buffers_;
   std::size_t piece_, pieces_per_chunk_;
-  std::optional<FileVersion> opened_;  // the file's version when the reader was made
+  FileVersion opened_;  // the file's version when it was opened
   std::mutex mutex_;
   std::condition_variable freed_;     // readers wait here: a buffer released, or the end
   std::condition_variable progress_;  // next() waits here: a chunk complete, an error, a reader done
@@ -194,10 +195,13 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 // leave the thread that enqueues the copies, and the driver's, a core.
 int gpu_reading_threads(int requested);
 
-// Counts fd through `stream`: a regular file read by `threads` threads (0:
-// gpu_reading_threads' default) preading `piece` bytes at a time (a divisor of the
-// stream's chunk), a stream by a ChunkReader, either into the stream's buffers.
-Bins count_on_gpu(int fd, const std::string& name, GpuStream& stream, int threads, std::size_t piece = kGpuPiece);
+// Counts fd through `stream`: a regular file, whose version when it was
+// opened is `opened` (regular_file_version just after the open), read by
+// `threads` threads (0: gpu_reading_threads' default) preading `piece` bytes
+// at a time (a divisor of the stream's chunk); a stream (`opened` empty) by
+// a ChunkReader; either into the stream's buffers.
+Bins count_on_gpu(int fd, const std::string& name, std::optional<FileVersion> opened, GpuStream& stream, int threads,
+                  std::size_t piece = kGpuPiece);
 
 // Streams `path` ("-" for standard input) through `impl` in chunks, so a
 // file larger than memory works, reading overlapping counting: for a CPU

@@ -273,13 +273,15 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   const std::string path = request.path, name = request.impl;
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
-    if (count_on_gpu(fd.get(), path, *g->stream, threads, plan.piece) != g->want)
+    if (count_on_gpu(fd.get(), path, regular_file_version(fd.get()), *g->stream, threads, plan.piece) != g->want)
       throw Error(name + " miscounted " + path + " (bins differ from the reference's)");
   };
   auto h2d_pass = [=] { g->stream->copy(size); };
   auto pread_pass = [=] {
     Fd fd(open_for_reading(path));
-    FileChunkReader reader(fd.get(), path, g->stream->buffers(), plan.piece, threads);
+    const auto opened = regular_file_version(fd.get());
+    if (!opened) throw Error(path + ": no longer a regular file");
+    FileChunkReader reader(fd.get(), path, *opened, g->stream->buffers(), plan.piece, threads);
     check_bytes(path, drain(reader), size);
   };
   const std::string ring = std::to_string(plan.buffers) + " pinned " + with_commas(plan.chunk) + "-byte buffers";

@@ -313,6 +313,13 @@ std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_
   return spans;
 }
 
+// A regular file's version, as its opener takes it.
+hs::FileVersion version_of(const hs::Fd& fd) {
+  const auto version = hs::regular_file_version(fd.get());
+  REQUIRE(version);
+  return *version;
+}
+
 // Takes every chunk of `source` as the GPU stream does (cuda/stream_count.cpp):
 // chunk k is given back only once k + 1 is taken, or (`at_once`) as soon as
 // it is taken. Checks the order and that no chunk is empty or short but the last.
@@ -362,7 +369,7 @@ TEST_CASE("the file chunk reader gives a file's bytes in order, in whole chunks 
           INFO("bytes " << n << ", buffers " << buffers << ", threads " << threads << ", at once " << at_once);
           std::vector<std::vector<std::uint8_t>> ring(static_cast<std::size_t>(buffers), std::vector<std::uint8_t>(kChunk));
           const hs::Fd fd(hs::open_for_reading(file.path.string()));
-          hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), kPiece, threads);
+          hs::FileChunkReader reader(fd.get(), "file", version_of(fd), ring_of(ring), kPiece, threads);
           CHECK(take_all(reader, kChunk, at_once) == data);
         }
   }
@@ -370,13 +377,13 @@ TEST_CASE("the file chunk reader gives a file's bytes in order, in whole chunks 
 
 TEST_CASE("the file chunk reader refuses a ring it cannot use, reports a read error, and stops when left early") {
   std::vector<std::vector<std::uint8_t>> one(1, std::vector<std::uint8_t>(2000)), odd(2, std::vector<std::uint8_t>(1500));
-  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", ring_of(one), 1000, 1), hs::Error);
-  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", ring_of(odd), 1000, 1), hs::Error);
+  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", {}, ring_of(one), 1000, 1), hs::Error);
+  CHECK_THROWS_AS(hs::FileChunkReader(0, "x", {}, ring_of(odd), 1000, 1), hs::Error);
   std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(2000));
   const int dir = ::open(HISTOSTUDY_SOURCE_DIR, O_RDONLY | O_DIRECTORY);
   REQUIRE(dir >= 0);
   {
-    hs::FileChunkReader reader(dir, "a directory", ring_of(ring), 1000, 3);
+    hs::FileChunkReader reader(dir, "a directory", {}, ring_of(ring), 1000, 3);
     CHECK_THROWS_WITH_AS(reader.next(), doctest::Contains("a directory"), hs::Error);
   }
   ::close(dir);
@@ -384,7 +391,7 @@ TEST_CASE("the file chunk reader refuses a ring it cannot use, reports a read er
   const TempFile file(data, "early");
   const hs::Fd fd(hs::open_for_reading(file.path.string()));
   {
-    hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), 1000, 4);
+    hs::FileChunkReader reader(fd.get(), "file", version_of(fd), ring_of(ring), 1000, 4);
     CHECK(reader.next().bytes.size() == 2000);  // destroyed with chunks unread: its threads end
   }
 }
@@ -413,7 +420,7 @@ TEST_CASE("the file chunk reader refuses a file that grows, shrinks or is writte
     std::filesystem::last_write_time(file.path, std::filesystem::last_write_time(file.path) - std::chrono::hours(1));
     std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(kChunk));
     const hs::Fd fd(hs::open_for_reading(file.path.string()));
-    hs::FileChunkReader reader(fd.get(), "file", ring_of(ring), kPiece, 2);
+    hs::FileChunkReader reader(fd.get(), "file", version_of(fd), ring_of(ring), kPiece, 2);
     // Until chunk 0 is given back the readers read no further than chunk 1:
     // the bytes from chunk 2 on are read after the change.
     const auto first = reader.next();
@@ -424,6 +431,22 @@ TEST_CASE("the file chunk reader refuses a file that grows, shrinks or is writte
     };
     CHECK_THROWS_WITH_AS(read_on(), "file: changed while counted", hs::Error);
   }
+}
+
+TEST_CASE("a file changed between its open and its first read is refused, by the file reader and count_on_gpu") {
+  constexpr std::size_t kPiece = 1000, kChunk = 3 * kPiece;
+  const auto data = hs::make_input(hs::parse_input("uniform"), 4 * kChunk);
+  const TempFile file(data, "changed-early");
+  const hs::Fd fd(hs::open_for_reading(file.path.string()));
+  const hs::FileVersion opened = version_of(fd);
+  // What the GPU stream's setup (about 25 ms on the H200) leaves time for.
+  std::filesystem::resize_file(file.path, 2 * kChunk);
+  std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(kChunk));
+  hs::FileChunkReader reader(fd.get(), "file", opened, ring_of(ring), kPiece, 2);
+  CHECK_THROWS_WITH_AS(take_all(reader, kChunk, false), "file: changed while counted", hs::Error);
+  HostStream stream({kChunk, 2});
+  CHECK_THROWS_WITH_AS(hs::count_on_gpu(fd.get(), "file", opened, stream, 2, kPiece), "file: changed while counted",
+                       hs::Error);
 }
 
 // In a child with every standard stream closed: what holding them leaves.
@@ -478,11 +501,11 @@ TEST_CASE("count_on_gpu's readers give a GPU stream every byte of a file or a pi
       INFO("bytes " << n << ", threads " << threads);
       HostStream stream({std::size_t(chunk), 2});
       const hs::Fd fd(hs::open_for_reading(file.path.string()));
-      CHECK(hs::count_on_gpu(fd.get(), "file", stream, threads) == want);
+      CHECK(hs::count_on_gpu(fd.get(), "file", version_of(fd), stream, threads) == want);
     }
     const FedPipe pipe(data, 65536);
     HostStream stream({std::size_t(chunk), 2});
-    CHECK(hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0) == want);
+    CHECK(hs::count_on_gpu(pipe.read_end(), "pipe", std::nullopt, stream, 0) == want);
   }
 }
 
@@ -518,7 +541,7 @@ TEST_CASE("count_on_gpu throws its stream's error at once on a pipe whose writer
   std::string error;
   CHECK(pipe.returns_in_time([&] {
     try {
-      hs::count_on_gpu(pipe.read_end(), "pipe", stream, 0);
+      hs::count_on_gpu(pipe.read_end(), "pipe", std::nullopt, stream, 0);
     } catch (const hs::Error& e) {
       error = e.what();
     }
