@@ -153,6 +153,14 @@ void check_bytes(const std::string& path, std::uint64_t bytes, std::uint64_t siz
   if (bytes != size) throw Error(path + ": changed while timed");
 }
 
+// The version of the bench's file as a pass opened it: what count_on_gpu and
+// FileChunkReader check it against at the end.
+FileVersion opened_version(const Fd& fd, const std::string& path) {
+  const auto version = regular_file_version(fd.get());
+  if (!version) throw Error(path + ": changed while timed (no longer a regular file)");
+  return *version;
+}
+
 // count's counting without its reads: count's team (count_in_pieces) taking
 // its pieces of the file's bytes already in memory instead of preading them.
 Bins count_in_memory(std::span<const std::uint8_t> bytes, const Implementation& impl, const LaunchPolicy& policy) {
@@ -273,15 +281,13 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   const std::string path = request.path, name = request.impl;
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
-    if (count_on_gpu(fd.get(), path, regular_file_version(fd.get()), *g->stream, threads, plan.piece) != g->want)
+    if (count_on_gpu(fd.get(), path, opened_version(fd, path), *g->stream, threads, plan.piece) != g->want)
       throw Error(name + " miscounted " + path + " (bins differ from the reference's)");
   };
   auto h2d_pass = [=] { g->stream->copy(size); };
   auto pread_pass = [=] {
     Fd fd(open_for_reading(path));
-    const auto opened = regular_file_version(fd.get());
-    if (!opened) throw Error(path + ": no longer a regular file");
-    FileChunkReader reader(fd.get(), path, *opened, g->stream->buffers(), plan.piece, threads);
+    FileChunkReader reader(fd.get(), path, opened_version(fd, path), g->stream->buffers(), plan.piece, threads);
     check_bytes(path, drain(reader), size);
   };
   const std::string ring = std::to_string(plan.buffers) + " pinned " + with_commas(plan.chunk) + "-byte buffers";

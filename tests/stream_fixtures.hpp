@@ -1,6 +1,6 @@
 // What the count tests of both suites (test_cpu.cpp, test_gpu.cpp) feed
-// their readers: a temporary file of given bytes, a pipe a thread fills, and
-// a pipe whose writer stalls.
+// their readers: a temporary file of given bytes and its version as opened,
+// a pipe a thread fills, and a pipe whose writer stalls.
 #pragma once
 #include <doctest/doctest.h>
 #include <sys/ioctl.h>
@@ -17,6 +17,8 @@
 #include <thread>
 #include <utility>
 
+#include "study/files.hpp"
+
 // A file of `bytes` in the temporary folder, removed when it goes.
 struct TempFile {
   std::filesystem::path path;
@@ -29,6 +31,13 @@ struct TempFile {
   }
   ~TempFile() { std::filesystem::remove(path); }
 };
+
+// A regular file's version, as its opener takes it.
+inline hs::FileVersion version_of(const hs::Fd& fd) {
+  const auto version = hs::regular_file_version(fd.get());
+  REQUIRE(version);
+  return *version;
+}
 
 // A pipe whose write end a thread fills with `bytes`, `piece` bytes a write,
 // then closes; read it from read_end(). Going, it waits for the writer, then

@@ -313,13 +313,6 @@ std::vector<std::span<std::uint8_t>> ring_of(std::vector<std::vector<std::uint8_
   return spans;
 }
 
-// A regular file's version, as its opener takes it.
-hs::FileVersion version_of(const hs::Fd& fd) {
-  const auto version = hs::regular_file_version(fd.get());
-  REQUIRE(version);
-  return *version;
-}
-
 // Takes every chunk of `source` as the GPU stream does (cuda/stream_count.cpp):
 // chunk k is given back only once k + 1 is taken, or (`at_once`) as soon as
 // it is taken. Checks the order and that no chunk is empty or short but the last.
@@ -439,7 +432,8 @@ TEST_CASE("a file changed between its open and its first read is refused, by the
   const TempFile file(data, "changed-early");
   const hs::Fd fd(hs::open_for_reading(file.path.string()));
   const hs::FileVersion opened = version_of(fd);
-  // What the GPU stream's setup (about 25 ms on the H200) leaves time for.
+  // What the GPU stream's setup leaves time for (tens of milliseconds on the
+  // H200: stream_setup_s in data/runs/count-bench/20261201T1838*).
   std::filesystem::resize_file(file.path, 2 * kChunk);
   std::vector<std::vector<std::uint8_t>> ring(2, std::vector<std::uint8_t>(kChunk));
   hs::FileChunkReader reader(fd.get(), "file", opened, ring_of(ring), kPiece, 2);

@@ -539,13 +539,13 @@ TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again a
     CHECK(stream->policy().counter_bits == 64);
     for (int threads : {1, 4}) {
       const hs::Fd fd(hs::open_for_reading(file.path.string()));
-      CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", hs::regular_file_version(fd.get()), *stream, threads)) == std::nullopt);
+      CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", version_of(fd), *stream, threads)) == std::nullopt);
       stream->copy(data.size());  // the bench's floor between two counts leaves them exact
     }
     CHECK(hs::first_mismatch(want, count_pipe(data, *stream)) == std::nullopt);
     CHECK_THROWS_AS(hs::count_on_gpu(dir, "a directory", hs::regular_file_version(dir), *stream, 2), hs::Error);
     const hs::Fd fd(hs::open_for_reading(file.path.string()));
-    CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", hs::regular_file_version(fd.get()), *stream, 3)) == std::nullopt);
+    CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", version_of(fd), *stream, 3)) == std::nullopt);
     // Count's own plan for a stream: chunks of kGpuChunk, the last one short.
     const auto longer = hs::make_input(hs::parse_input("prose"), 2 * hs::kGpuChunk + 4099);
     const auto piped = hs::make_gpu_stream(gpu(), *impl, hs::read_plan(*impl));
