@@ -543,7 +543,7 @@ TEST_CASE("a GPU stream counts pipes, many chunks through a ring of two, again a
       stream->copy(data.size());  // the bench's floor between two counts leaves them exact
     }
     CHECK(hs::first_mismatch(want, count_pipe(data, *stream)) == std::nullopt);
-    CHECK_THROWS_AS(hs::count_on_gpu(dir, "a directory", hs::regular_file_version(dir), *stream, 2), hs::Error);
+    CHECK_THROWS_AS(hs::count_on_gpu(dir, "a directory", std::nullopt, *stream, 2), hs::Error);
     const hs::Fd fd(hs::open_for_reading(file.path.string()));
     CHECK(hs::first_mismatch(want, hs::count_on_gpu(fd.get(), "file", version_of(fd), *stream, 3)) == std::nullopt);
     // Count's own plan for a stream: chunks of kGpuChunk, the last one short.

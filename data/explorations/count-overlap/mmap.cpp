@@ -1,7 +1,11 @@
 // Scratch comparison behind README.md ("Counting in place"), linked against the CPU-only build of
 // commit f003e71 (count's CPU path as at 4c63126):
 //   g++ -std=c++20 -O3 -fopenmp -I. -Ibuild-cpu data/explorations/count-overlap/mmap.cpp build-cpu/libhistostudy_core.a -o mmap
-//   data/explorations/cpu-avx512/when_quiet.sh ./mmap FILE 9
+//   data/explorations/cpu-avx512/when_quiet.sh ./mmap FILE ROUNDS
+// ROUNDS rotations (wall clock) of 8 entries, 7 printed: read_discard (and _again, its A/A control), count_stream,
+// mmap_populate, mmap_fault_seq, mmap_kept (one mapping made before the rotation), in_memory; each timed mmap entry
+// maps and unmaps the file inside its timing. The eighth, mmap_populate_huge, is mmap_populate again (no huge-page
+// flag was ever added), timed and not printed: kept as it ran.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>

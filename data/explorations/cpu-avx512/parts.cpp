@@ -1,4 +1,4 @@
-// Scratch behind README.md ("Tried"): where openmp_fast's avx512 path spends its time on one core, 1 MiB
+// Scratch behind README.md ("Where the time goes"): where openmp_fast's avx512 path spends its time on one core, 1 MiB
 // cache-resident: binning alone (the compressing stores into the four groups), counting alone (count_morsels
 // over bytes already in 0..63), both (count_avx512). Includes commit ced845e's cpu_openmp/openmp_fast.cpp:
 //   g++ -std=c++20 -O3 -fopenmp -I. -Ibuild-cpu data/explorations/cpu-avx512/parts.cpp build-cpu/libhistostudy_core.a -o parts
