@@ -16,6 +16,14 @@
 #                                       #       .deps/h200/modules (every release's sm_90 SASS and PTX)
 #   tools/h200_run.sh [STAGE ...]       # there, carrying .deps/include and .deps/h200
 #
+# A call that copies the working tree to the GPU machine may carry only so
+# much (the device tool here: 64 MiB, tree and carried paths together). The
+# tracked tree is over that, most of it data/runs and data/explorations,
+# which nothing here reads: move them aside for the call and back after it.
+# The copy there has no current .git, so its builds take the commit from
+# .deps/h200/provenance.env (written by pack; rewrite it for a commit made
+# since), which this script sources: a build outside it records a stale one.
+#
 # Stages: unpack build test sanitize study order placement cache perf blocks
 # (default: all, in that order), matrix, profile, fleet and gcount (on request); the logs
 # are bundled at the end. The build
