@@ -416,7 +416,7 @@ REPORTS = (("lesson.md", "the lesson's tables for every toolchain and the CPU, w
            ("sweep.md", "the sweep for every implementation, GPU and CPU apart"),
            ("performance.md", "performance engineering: the fastest kernels against the read floor, the GPU's "
                               "shared-memory ceilings, the GPU at every size beside its theoretical memory "
-                              "bandwidth, the CPU implementations"),
+                              "bandwidth, the CPU implementations, and `count` on a file against its floor"),
            ("codegen.md", "what each toolchain made of each kernel"),
            ("claims.md", "every claim's rule, verdict and figures per environment and run"),
            ("environments.md", "which run feeds which report, and every environment in full"))

@@ -48,7 +48,7 @@ def gather(data_dir, sel=None, **beside):
 
 def data_files(study, published_prefix):
     """Every file the paper reads: the manifest, the runs, the published figures, the codegen audit."""
-    runs = [r.path for r in study.all_runs()]
+    runs = [r.path for r in study.all_runs()] + [b.path for b in study.sel.benches]
     manifest = [study.sel.source] if study.sel.manifest else []
     data = published_prefix.removesuffix("published/")
     listed = [f"{data}{RELEASES_FILE}"] if study.releases else []

@@ -248,6 +248,7 @@ class Models:
     small: object           # perf.Small: the subject at the lesson's size, or None
     sizes: object           # sizes.SizesModel of the sizes run (also the size sweep's figure), or None
     cpus: list              # [perf.CpuView] of the CPU runs with the CPU's subject
+    benches: list           # [count_bench.Bench]: the count benchmark's files, CPU ones first
     claims: object          # claims.Audit
     t4_steps: list          # t4_steps
 
@@ -287,4 +288,5 @@ def build(study):
         perf=view, perf_bars=perf_bars(view) if view else None, small=perf.small_model(sel.lesson),
         sizes=sizes.model(sel.sizes, lesson_size(t4)) if sel.sizes else None,
         cpus=[perf.CpuView(run) for run in sel.subject_cpu_runs],
+        benches=sorted(sel.benches, key=lambda b: b.backend),
         claims=claims.audit(study.all_runs(), published), t4_steps=t4_steps(study.audit, study.ptx))

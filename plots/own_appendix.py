@@ -2,7 +2,8 @@
 
     python3 -m plots.own_appendix [RUN.json ...] [-o DIR]      (./dev appendix)
 
-RUN.json: result files of `./dev study` (default: every one in runs/, where it writes them). Each report takes
+RUN.json: result files of `./dev study` (default: every one in runs/, where it writes them) and of `histostudy
+count-bench` (default: every one in runs/count-bench/, where it writes them). Each report takes
 the newest of them that fits it; incomplete runs and runs without the study's controls are left out, each
 named on stderr. The study's own runs (data/paper-runs.csv) stand beside yours in the lesson table, the sweep
 and the claims. Written to DIR (default runs/appendix/): appendix.md, appendix.tex, tables/, figures/ and
@@ -14,7 +15,7 @@ import os
 import pathlib
 import sys
 
-from plots import make_all, selection
+from plots import count_bench, make_all, selection
 from plots.results import ResultError, load_run
 
 REPO = make_all.REPO
@@ -32,10 +33,10 @@ def link(target, out_dir):
     return os.path.relpath(target, out_dir).replace(os.sep, "/")
 
 
-def study_of(runs, out_dir):
+def study_of(runs, out_dir, benches=()):
     """Your runs, chosen by content, with the study's beside them."""
     data = REPO / "data"
-    return make_all.gather(data, selection.by_content(runs, "your runs"), beside=selection.load(data, "data/"),
+    return make_all.gather(data, selection.by_content(runs, "your runs", benches), beside=selection.load(data, "data/"),
                            paper_link=f"[the study's appendix]({link(REPO / 'paper' / 'appendix.md', out_dir)})",
                            spec_link=link(REPO / "docs" / "study-spec.md", out_dir))
 
@@ -43,7 +44,20 @@ def study_of(runs, out_dir):
 def run_paths(given):
     if given:
         return [pathlib.Path(p) for p in given]
-    return sorted(USER_RUNS.glob("*.json"))
+    return sorted(USER_RUNS.glob("*.json")) + sorted((USER_RUNS / count_bench.FOLDER).glob("*.json"))
+
+
+def load_files(paths):
+    """([study runs], [count-bench files]) from `paths`, each read by its format."""
+    runs, benches = [], []
+    for path in paths:
+        try:
+            runs.append(load_run(path))
+        except ResultError:
+            if not count_bench.is_bench_file(path):
+                raise
+            benches.append(count_bench.load_bench(path))
+    return runs, benches
 
 
 def main(argv=None):
@@ -58,8 +72,8 @@ def main(argv=None):
     if not paths:
         parser.error("no result files given and none in runs/: run ./dev study first")
     try:
-        runs = [load_run(p) for p in paths]
-        study = study_of(runs, args.out)
+        runs, benches = load_files(paths)
+        study = study_of(runs, args.out, benches)
         written = make_all.write_paper(study, args.out, COMMAND, make_all.data_files(study, "data/published/"))
     except ResultError as e:
         print(f"own_appendix: {e}", file=sys.stderr)

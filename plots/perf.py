@@ -8,7 +8,9 @@ and the shared-memory microbenchmark the run records at its top level
 
 CPU: for each CPU, the run plots/selection.py picks: the CPU's subject against
 its privatized implementation and the single-thread reference (the oracle) on
-every input, as GB/s and percent of the parallel read floor of the same run.
+every input, as GB/s and percent of the parallel read floor of the same run,
+with the code path each row of the subject ran (its run-time dispatch) and,
+on a 2-core machine where it ran an AVX-512 path, the study's GB/s target.
 
 Implementations are found by their roles (plots/results.py), never by name.
 """
@@ -39,6 +41,11 @@ LOW_INPUTS = ("uniform",)
 LOW_MIN_K = 64
 CUB_RATIO = 1.5          # at least 1.5x CUB on uniform bytes
 CUB_RATIO_INPUT = "uniform"
+# The CPU subject's target: at least 10 GB/s on every input, set for a 2-core machine with AVX-512.
+CPU_MIN_GBPS = 10.0
+CPU_TARGET_CORES = 2
+CPU_TARGET_PATH = "avx512"
+NO_CPU_TARGET = f"no target here (set for {CPU_TARGET_CORES} cores with an {CPU_TARGET_PATH} path)"
 
 
 def distinct_k(input):
@@ -267,6 +274,9 @@ class CpuView:
         self.rivals = (self.privatized, self.oracle)
         self.failed = [r for r in rows if not r["check"]["passed"]]
         self.ahead, self.verdict, self.margin = cpu_ahead(self), cpu_verdict(self), cpu_margins(self)
+        self.cores = run.environment["host"]["logical_cores"]
+        self.paths = {i: self.path(self.subject, i) for i in self.inputs}
+        self.rate_verdict = cpu_rate_verdict(self)
 
     def row(self, impl, input):
         return next((r for e in CPU_EXPERIMENTS for r in find_rows(self.run, experiment=e, backend="cpu",
@@ -279,6 +289,18 @@ class CpuView:
     def pct(self, impl, input):
         row = self.row(impl, input)
         return row["pct_of_floor"] if row else None
+
+    def path(self, impl, input):
+        """The code path a row ran ('avx512', 'scalar': its 'host: PATH' code), or None where not recorded."""
+        row = self.row(impl, input)
+        code = row.get("code") if row else None
+        return code.split(":", 1)[1].strip() if code and ":" in code else None
+
+    @property
+    def rate_target_applies(self):
+        """Whether the GB/s target is set for this run: 2 cores, and an AVX-512 path on every input."""
+        return self.cores == CPU_TARGET_CORES and all(
+            p and p.startswith(CPU_TARGET_PATH) for p in self.paths.values())
 
     def threads(self, impl):
         row = next((self.row(impl, i) for i in self.inputs if self.row(impl, i)), None)
@@ -307,6 +329,16 @@ def cpu_verdict(view):
     return MET if all(ahead.values()) else NOT_MET
 
 
+def cpu_rate_verdict(view):
+    """The subject at >= CPU_MIN_GBPS on every input, where the target is set for the run's machine."""
+    if not view.rate_target_applies:
+        return NO_CPU_TARGET
+    rates = [view.gbps(view.subject, i) for i in view.inputs]
+    if None in rates:
+        return NOT_HERE
+    return MET if min(rates) >= CPU_MIN_GBPS else NOT_MET
+
+
 def cpu_margins(view):
     """(smallest subject / rival GB/s ratio, rival, input) over every input and rival."""
     s = view.subject
@@ -319,13 +351,14 @@ def cpu_table(view):
     s, priv, oracle = view.subject, view.privatized, view.oracle
     impls = (view.floor, oracle, priv, s)
     columns = ["input", f"{view.floor} GB/s"] + [f"{i} GB/s (% floor)" for i in impls[1:]] + \
-        [f"{s} / {r}" for r in view.rivals] + ["ahead of both", f"bootstrap vs {priv}"]
+        [f"{s} path"] + [f"{s} / {r}" for r in view.rivals] + ["ahead of both", f"bootstrap vs {priv}"]
     ahead = view.ahead
     rows = []
     for input in view.inputs:
         cells = [input, fmt.number(view.gbps(view.floor, input), 2)]
         cells += [f"{fmt.number(view.gbps(i, input), 2)} ({fmt.pct(view.pct(i, input))})" if view.gbps(i, input)
                   else fmt.MISSING for i in impls[1:]]
+        cells.append(view.paths[input] or NOT_RECORDED)
         cells += [fmt.ratio(view.gbps(s, input) / view.gbps(r, input), 2)
                   if view.gbps(s, input) and view.gbps(r, input) else fmt.MISSING for r in view.rivals]
         cells.append({True: "yes", False: "NO", None: NOT_HERE}[ahead[input]])
@@ -340,10 +373,12 @@ def cpu_table(view):
              f"Bootstrap: {s}'s median time over {priv}'s with its {stats.CONFIDENCE:.0%} interval "
              f"({stats.RESAMPLES:,} resamples); 'faster' when the whole interval lies below 1/{stats.DEFAULT_BAND:g}.",
              f"{s} ahead of {priv} and {oracle} on every input: "
-             f"{view.verdict}."]
+             f"{view.verdict}.",
+             f"Path: the code {s}'s run-time dispatch chose on this CPU. {s} at >= {CPU_MIN_GBPS:g} GB/s on every "
+             f"input (the study's target for a {CPU_TARGET_CORES}-core machine with AVX-512): {view.rate_verdict}."]
     notes += [f"CHECK FAILED: {r['impl']} on {r['input']}: {r['check']['detail']}" for r in view.failed]
     return Table(f"CPU: {s} against {priv} and {oracle}, {view.size:,} bytes ({view.run.name})",
-                 columns, rows, notes, align="l" + "r" * (len(columns) - 3) + "ll")
+                 columns, rows, notes, align="l" + "r" * 4 + "l" + "r" * (len(columns) - 8) + "ll")
 
 
 # ---- the lesson's size ---------------------------------------------------------

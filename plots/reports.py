@@ -4,12 +4,12 @@ A renderer: each report is a list of blocks (plots/document.py) written from the
 which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
 the selection's words.
 """
-from plots import claims, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
+from plots import claims, count_bench, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
-from plots.environment import commit_line, flatten, show, summary
+from plots.environment import NOT_RECORDED, commit_line, flatten, show, summary
 from plots.results import cuda_version, kernel_label, sampling_words
-from plots.selection import ROLES, SUPERSEDED_FILE, cache_mode
+from plots.selection import BENCH_ROLE, BENCH_WORDS, ROLES, SUPERSEDED_FILE, cache_mode
 from plots.table import Table, value_range
 
 NOT_HERE = "not measurable here"
@@ -297,9 +297,48 @@ def cpu_run_prose(view):
             f"of both on every input, by medians: **{view.verdict}**")
     if margin:
         text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
-    return text + (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
-                   f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs; on the others "
-                   "the samples cannot tell the lead from noise.")
+    paths = sorted({p or NOT_RECORDED for p in view.paths.values()})
+    others = "" if len(confirmed) == len(view.inputs) else \
+        "; on the others the samples cannot tell the lead from noise"
+    text += (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
+             f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs{others}. "
+             f"`{f}` ran its {', '.join(paths)} path")
+    if view.rate_target_applies:
+        return text + (f"; at >= {perf.CPU_MIN_GBPS:g} GB/s on every input, the study's target for a "
+                       f"{perf.CPU_TARGET_CORES}-core machine with AVX-512: **{view.rate_verdict}**.")
+    return text + f" (the study's GB/s target is set for {perf.CPU_TARGET_CORES} cores with AVX-512, not this machine)."
+
+
+def count_prose(m):
+    benches = m.benches
+    if not benches:
+        return f"The count benchmark: {m.missing(BENCH_ROLE)}"
+    parts = []
+    for backend, what in (("cpu", "CPU implementations"), ("cuda", "GPU implementations")):
+        group = [b for b in benches if b.backend == backend]
+        for machine in dict.fromkeys(b.machine for b in group):
+            here = [b for b in group if b.machine == machine]
+            text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
+                    f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
+                    f"{'s' if len(here) > 1 else ''}, its A/A pair at "
+                    f"{value_range([b.control_pct for b in here], 0, '%')} and count at "
+                    f"{value_range([b.reads_alone_pct for b in here], 0, '%')} of its own reads alone: "
+                    f"**{count_bench.overall(here)}**")
+            alone = [b.counting_alone_pct for b in here if b.counting_alone_pct is not None]
+            if alone and max(alone) < count_bench.TARGET_PCT:
+                text += (f". Counting alone, on the file's bytes already in memory, runs at {value_range(alone, 0, '%')} "
+                         f"of the floor: under {count_bench.TARGET_PCT:g}% however the file is read, so on this "
+                         "machine the target needs a faster counting kernel or more cores")
+            parts.append(text)
+    return (f"`histostudy count-bench` times `count` on a page-cached file against its own floor in the same run, in "
+            f"rotating order with an A/A pair; the target is at least {count_bench.TARGET_PCT:g}% of that floor on "
+            f"files of {fmt.size_words(count_bench.TARGET_MIN_BYTES)} and more (docs/study-spec.md section 5). "
+            + ". ".join(parts) + ".")
+
+
+def count_section(m):
+    blocks = [Heading("`count` at the speed of its input", 2), Para(count_prose(m))]
+    return blocks + ([TableBlock(count_bench.bench_table(m.benches))] if m.benches else [])
 
 
 def performance_report(m):
@@ -320,7 +359,8 @@ def performance_report(m):
                        "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
-                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))), sizes_section(m))
+                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))), sizes_section(m),
+                 count_section(m))
 
 
 def _target_words(checks, peer):
@@ -399,6 +439,8 @@ def _role_lines(sel):
     for role, runs in sel.roles.items():
         for run in runs:
             lines.append(f"- {role} ({ROLES[role][0]}): `{run.path}`: {sel.why[(run.path, role)]}")
+    for bench in sel.benches:
+        lines.append(f"- {BENCH_ROLE} ({BENCH_WORDS}): `{bench.path}`: {sel.why[(bench.path, BENCH_ROLE)]}")
     return lines
 
 

@@ -77,6 +77,23 @@ def _where(error):
     return where or "the top level"
 
 
+def check_version(path, doc, key, known):
+    """Refuses a document whose `key` is a version newer than `known`, the newest this reader knows."""
+    version = doc.get(key)
+    if isinstance(version, int) and not isinstance(version, bool) and version > known:
+        raise ResultError(path, f"written by a newer histostudy ({key} {version}; this reader knows up to "
+                                f"{known}): update histostudy to read it")
+
+
+def check_schema(path, doc, validator, what):
+    """Refuses a document that breaks its schema, naming the first problem's field."""
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = jsonschema.exceptions.best_match(errors)
+        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        raise ResultError(path, f"does not follow the {what} schema at {_where(first)}: {first.message}{more}")
+
+
 def parse_run(path, text):
     """Checks the text of a result file and returns its document."""
     try:
@@ -87,15 +104,8 @@ def parse_run(path, text):
         raise ResultError(path, f'not a histostudy result file (no "format": "{FORMAT}")')
     if doc["format"] != FORMAT:
         raise ResultError(path, f'not a histostudy result file (format is {doc["format"]!r}, not "{FORMAT}")')
-    version = doc.get("schema_version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
-        raise ResultError(path, f"written by a newer histostudy (schema_version {version}; this reader knows "
-                                f"up to {SCHEMA_VERSION}): update histostudy to read it")
-    errors = sorted(_schema_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = jsonschema.exceptions.best_match(errors)
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
-        raise ResultError(path, f"does not follow the result schema at {_where(first)}: {first.message}{more}")
+    check_version(path, doc, "schema_version", SCHEMA_VERSION)
+    check_schema(path, doc, _schema_validator(), "result")
     bad_time = first_nonpositive_time(doc)
     if bad_time:
         raise ResultError(path, f"{bad_time[0]} is {bad_time[1]!r} ms: a time must be positive")

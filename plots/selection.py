@@ -21,6 +21,8 @@ name a run that does not fit):
   blocks      GPU blocks rows: the block-size claim
   cpu         CPU rows, one run per CPU: the CPU performance report
   history     three or more NVRTC releases' modules: the release history
+  count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
+              line: count against its floor, the performance report's last table
 
 Every GPU run must carry the study's controls (results.is_controlled), and no
 run may be incomplete (stopped on an error after measuring): such a run never
@@ -40,6 +42,7 @@ import csv
 import pathlib
 from dataclasses import dataclass, field
 
+from plots import count_bench
 from plots.results import (Kernel, ResultError, case_key, is_controlled, load_run, module_entry, run_order_key,
                            version_pairs)
 
@@ -93,6 +96,8 @@ ROLES = {
     "cpu": ("CPU rows", has_cpu_rows),
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
 }
+BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
+BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 
 
 @dataclass
@@ -102,6 +107,7 @@ class Selection:
     left_out: dict = field(default_factory=dict)    # {run path: why it feeds nothing}
     source: str = MANIFEST_FILE                     # where the choice is written, for messages
     manifest: bool = True                           # chosen by a manifest, not by content
+    benches: list = field(default_factory=list)     # [count_bench.Bench], in the manifest's order
 
     @property
     def runs(self):
@@ -140,9 +146,10 @@ class Selection:
 
     def missing(self, role):
         """Why a report of `role` is empty, in one sentence."""
+        what = BENCH_WORDS if role == BENCH_ROLE else ROLES[role][0]
         if self.manifest:
-            return f"{NOT_YET}: {self.source} names no run with {ROLES[role][0]}."
-        return f"not measured in these runs: none of {self.source} holds {ROLES[role][0]}."
+            return f"{NOT_YET}: {self.source} names no run with {what}."
+        return f"not measured in these runs: none of {self.source} holds {what}."
 
     def roles_of(self, run):
         return [role for role, runs in self.roles.items() if run in runs]
@@ -196,14 +203,21 @@ def load(data_dir, shown_prefix=""):
     shown = f"{shown_prefix}{MANIFEST_FILE}"
     lines = _read_csv(data_dir / MANIFEST_FILE, MANIFEST_COLUMNS, shown)
     superseded = load_superseded(data_dir / "runs", f"{shown_prefix}runs/")
-    loaded, roles, why = {}, {}, {}
+    loaded, roles, why, benches = {}, {}, {}, []
     for n, line in enumerate(lines, start=2):
         name, role = line["file"], line["role"]
         where = f"{shown}, line {n}"
-        if role not in ROLES:
-            raise ResultError(where, f"unknown role {role!r} (roles: {', '.join(ROLES)})")
+        if role not in ROLES and role != BENCH_ROLE:
+            raise ResultError(where, f"unknown role {role!r} (roles: {', '.join([*ROLES, BENCH_ROLE])})")
         if name in superseded:
             raise ResultError(where, f"{name} is superseded ({superseded[name]})")
+        if role == BENCH_ROLE:
+            bench = _manifest_bench(data_dir, name, shown_prefix, where)
+            if (bench.path, role) in why:
+                raise ResultError(where, f"{name} is named twice as {role}")
+            benches.append(bench)
+            why[(bench.path, role)] = line["reason"]
+            continue
         if name not in loaded:
             loaded[name] = load_run(data_dir / "runs" / name, f"{shown_prefix}runs/{name}")
         run = loaded[name]
@@ -214,7 +228,15 @@ def load(data_dir, shown_prefix=""):
             raise ResultError(where, f"{name} cannot be the {role} run: {problem}")
         roles.setdefault(role, []).append(run)
         why[(run.path, role)] = line["reason"]
-    return Selection({role: roles[role] for role in ROLES if role in roles}, why, source=shown)
+    return Selection({role: roles[role] for role in ROLES if role in roles}, why, source=shown, benches=benches)
+
+
+def _manifest_bench(data_dir, name, shown_prefix, where):
+    """The count-bench file a manifest line names, which must lie in runs/count-bench/."""
+    if pathlib.PurePosixPath(name).parent != pathlib.PurePosixPath(count_bench.FOLDER):
+        raise ResultError(where, f"{name} cannot be the {BENCH_ROLE} run: a count-bench file lies in "
+                                 f"runs/{count_bench.FOLDER}/")
+    return count_bench.load_bench(data_dir / "runs" / name, f"{shown_prefix}runs/{name}")
 
 
 # ---- a user's own runs: by content --------------------------------------------------------------------
@@ -243,8 +265,9 @@ def _left_out(run):
     return None
 
 
-def by_content(runs, source="the runs given"):
-    """Each role's newest run among `runs` that fits it (every usable version run, oldest first)."""
+def by_content(runs, source="the runs given", benches=()):
+    """Each role's newest run among `runs` that fits it (every usable version run, oldest first); of
+    `benches` (count_bench.Bench), the newest per machine, implementation, file and plan."""
     runs = sorted(runs, key=lambda r: run_order_key(r.path))
     left_out = {r.path: _left_out(r) for r in runs if _left_out(r)}
     usable = [r for r in runs if r.path not in left_out]
@@ -258,7 +281,11 @@ def by_content(runs, source="the runs given"):
         elif found:
             roles[role] = found[-1:]
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}
-    return Selection({role: rs for role, rs in roles.items() if rs}, why, left_out, source, manifest=False)
+    chosen = count_bench.newest_benches(benches)
+    why.update({(b.path, BENCH_ROLE): f"the newest of {source} for its machine, implementation, file and plan"
+                for b in chosen})
+    return Selection({role: rs for role, rs in roles.items() if rs}, why, left_out, source, manifest=False,
+                     benches=chosen)
 
 
 # ---- what the reports are built from ----------------------------------------------------------------

@@ -21,7 +21,7 @@ def manifest_runs():
 
 
 def _cpu_experiments(path):
-    return {r["experiment"] for r in json.loads(path.read_text())["rows"] if r["backend"] == "cpu"}
+    return {r["experiment"] for r in json.loads(path.read_text()).get("rows", []) if r["backend"] == "cpu"}
 
 
 def real_run_path():

@@ -22,6 +22,7 @@ def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=p
     ms = size / gbps / 1e6
     samples = [ms * f for f in (0.99, 1.0, 1.01)]
     row = copy.deepcopy(template)
+    row.pop("roles", None)   # the template's own: the registry's roles for `impl` instead
     row.update({"experiment": experiment, "impl": impl, "backend": backend, "toolchain": toolchain, "input": input,
                 "size": size, "bytes_read": size, "samples_ms": samples, "gbps": gbps, "floor_impl": floor,
                 "pct_of_floor": None, "global_atomics": None, "lesson_mean_ms": None,
@@ -146,6 +147,37 @@ class Verdicts(unittest.TestCase):
         view = perf.CpuView(load(self.tmp.name, "cpu.json", doc))
         self.assertEqual(perf.cpu_ahead(view), {"uniform": True, "one_byte": False})
         self.assertEqual(perf.cpu_verdict(view), perf.NOT_MET)
+
+    def _cpu_view(self, name, fast_gbps, cores=2, code="host: avx512"):
+        """A CPU lesson run of `cores` cores: openmp_fast at fast_gbps ({input: GB/s}) with its row's code."""
+        doc = perf_doc({}, {}, hardware=False)
+        doc["environment"]["host"]["logical_cores"] = cores
+        template = doc["rows"][0]
+        rows = []
+        for input, fast in fast_gbps.items():
+            for impl, gbps in (("openmp_read_floor", 40.0), ("reference", 2.0), ("openmp_private", 5.0),
+                               (CPU_SUBJECT, fast)):
+                rows.append(_row(template, impl, input, gbps, backend="cpu", toolchain="cpu", experiment="lesson",
+                                 floor="openmp_read_floor", size=1 << 26, threads=cores))
+                rows[-1]["code"] = code if impl == CPU_SUBJECT else "host"
+        doc["rows"] = _attach_floors(rows)
+        return perf.CpuView(load(self.tmp.name, name, doc))
+
+    def test_cpu_rate_target_on_two_avx512_cores(self):
+        self.assertEqual(self._cpu_view("a.json", {"uniform": 10.0, "one_byte": 18.0}).rate_verdict, perf.MET)
+        missed = self._cpu_view("b.json", {"uniform": 9.99, "one_byte": 18.0})
+        self.assertEqual(missed.rate_verdict, perf.NOT_MET)
+        self.assertEqual(missed.paths, {"uniform": "avx512", "one_byte": "avx512"})
+        text = perf.cpu_table(missed).markdown()
+        self.assertIn(f"| {CPU_SUBJECT} path |", text)
+        self.assertIn("(the study's target for a 2-core machine with AVX-512): not met.", text)
+        # The target is set for two cores with AVX-512 only: elsewhere it is not judged.
+        self.assertEqual(self._cpu_view("c.json", {"uniform": 5.0}, cores=16).rate_verdict, perf.NO_CPU_TARGET)
+        self.assertEqual(self._cpu_view("d.json", {"uniform": 5.0}, code="host: scalar").rate_verdict,
+                         perf.NO_CPU_TARGET)
+        unrecorded = self._cpu_view("e.json", {"uniform": 12.0}, code="host")
+        self.assertEqual(unrecorded.rate_verdict, perf.NO_CPU_TARGET)
+        self.assertIn("| not recorded |", perf.cpu_table(unrecorded).markdown())
 
     def _lesson_run(self, name, subject_gbps, samples=12):
         """A GPU lesson run at 64 MiB: read_floor, cub at 3,000 GB/s, lane_shared at subject_gbps ({input: GB/s})."""

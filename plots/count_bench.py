@@ -1,0 +1,200 @@
+"""`count` at the speed of its input: the files `histostudy count-bench` writes (data/runs/count-bench/), their
+verdicts against the study's target and the performance report's table of them.
+
+Each file times, in rotating order on one page-cached file, count against its floor: for a CPU implementation,
+reading the file and discarding it; for a GPU one, copying as many bytes host to device from pinned buffers.
+Beside them it times the floor again (the A/A pair), count's own reads alone and, for a CPU implementation,
+its counting alone on the file's bytes already in memory. count-bench checks every pass's bins against the
+reference's and writes no file unless all of them matched, so a file is an exact count's timing.
+
+Every ratio is taken from the medians of the same file. Files are validated against
+data/schema/count-bench.schema.json; anything wrong raises results.ResultError naming the file.
+"""
+import functools
+import json
+import pathlib
+from dataclasses import dataclass
+
+import jsonschema
+
+from plots import table as fmt
+from plots.results import DATA, ResultError, check_schema, check_version
+from plots.table import Table
+
+FORMAT = "histostudy-count-bench"
+VERSION = 1                  # the newest version this reader knows
+SCHEMA_PATH = DATA / "schema" / "count-bench.schema.json"
+FOLDER = "count-bench"       # where count-bench writes, under runs/ (and the study's under data/runs/)
+COUNT = "count"              # the entry that times count itself
+
+# The study's target (docs/study-spec.md section 5): count at >= 80% of its own floor, measured in the same
+# run, on files of 1 GiB and more.
+TARGET_PCT = 80.0
+TARGET_MIN_BYTES = 1 << 30
+MET, NOT_MET, NO_TARGET = "met", "not met", "no target (under 1 GiB)"
+
+
+@functools.lru_cache(maxsize=1)
+def _validator():
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+
+
+def is_bench_doc(doc):
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def is_bench_file(path):
+    """Whether `path` holds a count-bench document (readable JSON with its format), for telling files apart."""
+    try:
+        return is_bench_doc(json.loads(pathlib.Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+
+
+def parse_bench(shown, doc):
+    """Checks a parsed count-bench document; raises ResultError naming `shown`."""
+    if not is_bench_doc(doc):
+        raise ResultError(shown, f'not a count-bench result file (no "format": "{FORMAT}")')
+    check_version(shown, doc, "version", VERSION)
+    check_schema(shown, doc, _validator(), "count-bench")
+    names = [e["name"] for e in doc["entries"]]
+    wanted = [COUNT, doc["floor"]["entry"], again(doc["floor"]["entry"]), doc["reads_alone"]["entry"]]
+    wanted += [doc["counting_alone"]["entry"]] if "counting_alone" in doc else []
+    absent = [n for n in wanted if n not in names]
+    if absent:
+        raise ResultError(shown, f"names entries it does not hold: {', '.join(absent)}")
+    return Bench(shown, doc)
+
+
+def load_bench(path, shown=None):
+    """Reads and validates one count-bench file."""
+    shown = str(shown or path)
+    try:
+        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultError(shown, f"cannot read ({e})") from None
+    except ValueError as e:
+        raise ResultError(shown, f"not valid JSON, or truncated ({e})") from None
+    return parse_bench(shown, doc)
+
+
+def again(entry):
+    """The A/A repeat of an entry, as count-bench names it."""
+    return f"{entry}_again"
+
+
+@dataclass(frozen=True)
+class Bench:
+    path: str   # as the caller named it; reports print it
+    doc: dict
+
+    name = property(lambda self: pathlib.Path(self.path).name)
+    impl = property(lambda self: self.doc["impl"])
+    backend = property(lambda self: self.doc["backend"])
+    host = property(lambda self: self.doc["environment"]["host"])
+    bytes = property(lambda self: self.doc["file"]["bytes"])
+    file_name = property(lambda self: pathlib.PurePath(self.doc["file"]["path"]).name)
+    floor_entry = property(lambda self: self.doc["floor"]["entry"])
+    floor_what = property(lambda self: self.doc["floor"]["what"])
+
+    def what(self, entry):
+        """How count-bench describes an entry ('read(2) into one 4194304-byte buffer, one thread, ...')."""
+        return next((e.get("what") for e in self.doc["entries"] if e["name"] == entry), None)
+
+    def gbps(self, entry):
+        """{median, p10, p90} GB/s of an entry, or None where the file has no such entry."""
+        return next((e["gbps"] for e in self.doc["entries"] if e["name"] == entry), None)
+
+    def pct_of_floor(self, entry):
+        """An entry's median GB/s as a percent of the floor's median."""
+        found = self.gbps(entry)
+        return None if found is None else 100 * found["median"] / self.gbps(self.floor_entry)["median"]
+
+    @property
+    def count_pct(self):
+        return self.pct_of_floor(COUNT)
+
+    @property
+    def control_pct(self):
+        return self.pct_of_floor(again(self.floor_entry))
+
+    @property
+    def reads_alone_pct(self):
+        """count as a percent of its own reads alone."""
+        return 100 * self.gbps(COUNT)["median"] / self.gbps(self.doc["reads_alone"]["entry"])["median"]
+
+    @property
+    def counting_alone_pct(self):
+        """The CPU's counting alone on the bytes in memory, as a percent of the floor; None for a GPU bench."""
+        alone = self.doc.get("counting_alone")
+        return self.pct_of_floor(alone["entry"]) if alone else None
+
+    @property
+    def machine(self):
+        """'NVIDIA H200 (host Intel(R) Xeon(R) Processor, 16 cores)' or 'AMD EPYC, 2 cores'."""
+        cpu = f"{self.host['cpu_model']}, {self.host['logical_cores']} cores"
+        device = self.doc.get("device")
+        return f"{device['name']} (host {cpu})" if device else cpu
+
+    @property
+    def plan(self):
+        """How count read the file: '14 threads, 4 x 16 MiB pinned' or '2 threads, avx512 path'."""
+        if self.backend == "cpu":
+            path = (self.doc.get("cpu_paths") or {}).get(self.impl)
+            return f"{self.doc['threads']} threads, {path or 'path not recorded'}" + (" path" if path else "")
+        chunk = self.doc.get("chunk_bytes")
+        ring = f", {self.doc.get('buffers')} x {fmt.size_words(chunk)} pinned" if chunk else ""
+        return f"{self.doc['threads']} reading threads{ring}"
+
+    @property
+    def verdict(self):
+        if self.bytes < TARGET_MIN_BYTES:
+            return NO_TARGET
+        return MET if self.count_pct >= TARGET_PCT else NOT_MET
+
+
+def newest_benches(benches):
+    """For a user's own appendix: the newest file per machine, implementation, file and reading plan."""
+    newest = {}
+    for b in sorted(benches, key=lambda b: b.doc["started"]):
+        newest[(b.machine, b.impl, b.file_name, b.bytes, b.plan)] = b
+    return sorted(newest.values(), key=lambda b: (b.backend, b.machine, b.doc["started"]))
+
+
+# ---- the report's table ----------------------------------------------------------------------------
+
+def _gbps_cell(found):
+    return f"{fmt.number(found['median'], 1)} ({fmt.number(found['p10'], 1)}..{fmt.number(found['p90'], 1)})"
+
+
+def bench_table(benches):
+    columns = ["machine", "impl", "plan", "file", "cached", "count GB/s", "floor", "floor GB/s", "A/A",
+               "count % of floor", "its reads alone GB/s", "counting alone % of floor", "verdict"]
+    rows = []
+    for b in benches:
+        reads = b.gbps(b.doc["reads_alone"]["entry"])
+        rows.append([b.machine, b.impl, b.plan, f"{b.file_name} ({b.bytes:,} bytes)",
+                     f"{b.doc['file']['page_cached_before']:.2f}", _gbps_cell(b.gbps(COUNT)), b.floor_entry,
+                     _gbps_cell(b.gbps(b.floor_entry)), fmt.pct(b.control_pct), fmt.pct(b.count_pct),
+                     fmt.number(reads["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
+    floors = {b.floor_entry: b.what(b.floor_entry) or b.floor_what for b in benches}
+    notes = [f"Each row: one `histostudy count-bench` file (data/runs/{FOLDER}/), its entries timed in rotating "
+             "order on the same page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). "
+             "Every pass's bins were checked against the reference's before the file was written.",
+             "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors.items()) + ". A/A: the floor timed again, "
+             "as a percent of itself: what 'same' looks like in that file. Cached: the fraction of the file in the "
+             "page cache before the first pass.",
+             "Its reads alone: count's own reads without counting (CPU: its threads' preads, discarded; GPU: its "
+             "readers into the pinned buffers). Counting alone (CPU): its counting on a copy of the file's bytes "
+             "in memory, as count would run if reading cost nothing.",
+             f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
+             "and more; the verdict compares the unrounded figure."]
+    return Table("count at the speed of its input: count-bench against its floor", columns, rows, notes,
+                 align="llllrrlrrrrrl")
+
+
+def overall(benches):
+    judged = [b.verdict for b in benches if b.verdict != NO_TARGET]
+    if not judged:
+        return NO_TARGET
+    return MET if all(v == MET for v in judged) else NOT_MET

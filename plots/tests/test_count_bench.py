@@ -1,0 +1,164 @@
+"""plots/count_bench.py: count-bench files read through their schema, their verdicts against the study's 80% target,
+the manifest's `count` lines and the performance report's table, on copies of a committed file changed in temp."""
+import contextlib
+import copy
+import io
+import json
+import pathlib
+import tempfile
+import unittest
+
+from plots import count_bench, own_appendix, selection
+from plots.results import ResultError
+from plots.tests import fixtures, synthetic
+
+GIB = 1 << 30
+
+
+def committed_bench(backend):
+    """A count-bench file of `backend` the committed manifest names (its document), or skip."""
+    for name in fixtures.manifest_runs():
+        path = fixtures.RUNS / name
+        if name.startswith(f"{count_bench.FOLDER}/"):
+            doc = json.loads(path.read_text())
+            if doc["backend"] == backend:
+                return doc
+    raise unittest.SkipTest(f"the manifest names no {backend} count-bench file")
+
+
+def at_pct(doc, pct, bytes=GIB):
+    """`doc` with count's median at `pct` of its floor's and the file `bytes` long."""
+    doc = copy.deepcopy(doc)
+    floor = next(e for e in doc["entries"] if e["name"] == doc["floor"]["entry"])
+    count = next(e for e in doc["entries"] if e["name"] == count_bench.COUNT)
+    count["gbps"]["median"] = floor["gbps"]["median"] * pct / 100
+    doc["file"]["bytes"] = bytes
+    return doc
+
+
+def bench(doc, shown="x.json"):
+    return count_bench.parse_bench(shown, doc)
+
+
+class Verdicts(unittest.TestCase):
+    def test_target_at_80_percent_of_the_floor_from_1_gib(self):
+        for backend in ("cpu", "cuda"):
+            doc = committed_bench(backend)
+            self.assertEqual(bench(at_pct(doc, 80.0)).verdict, count_bench.MET)
+            self.assertEqual(bench(at_pct(doc, 79.99)).verdict, count_bench.NOT_MET)
+            self.assertEqual(bench(at_pct(doc, 50.0, bytes=GIB - 1)).verdict, count_bench.NO_TARGET)
+            self.assertAlmostEqual(bench(at_pct(doc, 62.5)).count_pct, 62.5)
+
+    def test_overall_judges_only_files_with_a_target(self):
+        doc = committed_bench("cpu")
+        met, missed, small = (bench(at_pct(doc, p, b)) for p, b in ((90, GIB), (70, GIB), (10, 1 << 20)))
+        self.assertEqual(count_bench.overall([met, small]), count_bench.MET)
+        self.assertEqual(count_bench.overall([met, missed]), count_bench.NOT_MET)
+        self.assertEqual(count_bench.overall([small]), count_bench.NO_TARGET)
+
+    def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
+        cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))
+        self.assertRegex(cpu.plan, r"^\d+ threads, \S+ path$")
+        self.assertRegex(gpu.plan, r"^\d+ reading threads, \d+ x \d+ [MG]iB pinned$")
+        self.assertIsNone(gpu.counting_alone_pct)
+        self.assertIsNotNone(cpu.counting_alone_pct)
+
+
+class Refusals(unittest.TestCase):
+    def assertRefused(self, doc, words):
+        with self.assertRaises(ResultError) as caught:
+            bench(doc, "runs/count-bench/bad.json")
+        self.assertTrue(str(caught.exception).startswith("runs/count-bench/bad.json: "), caught.exception)
+        self.assertIn(words, str(caught.exception))
+
+    def test_bad_documents_are_refused_naming_the_file(self):
+        doc = committed_bench("cuda")
+        self.assertRefused(dict(doc, format="histostudy-result"), "not a count-bench result file")
+        self.assertRefused(dict(doc, version=2), "written by a newer histostudy")
+        no_control = copy.deepcopy(doc)
+        no_control["entries"] = [e for e in doc["entries"] if e["name"] != doc["floor"]["entry"] + "_again"]
+        self.assertRefused(no_control, "names entries it does not hold")
+        zero = copy.deepcopy(doc)
+        zero["entries"][0]["samples_s"][0] = 0.0
+        self.assertRefused(zero, "does not follow the count-bench schema at entries[0].samples_s[0]")
+        no_file = copy.deepcopy(doc)
+        del no_file["file"]["bytes"]
+        self.assertRefused(no_file, "'bytes' is a required property")
+
+    def test_truncated_file_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "cut.json"
+            path.write_text(json.dumps(committed_bench("cpu"))[:200])
+            with self.assertRaisesRegex(ResultError, "not valid JSON, or truncated"):
+                count_bench.load_bench(path)
+            self.assertFalse(count_bench.is_bench_file(path))
+
+
+class InThePaper(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def data(self, count_lines, benches):
+        runs = {"20990101T000000Z_cpu.json": fixtures.cpu_doc_or_skip()}
+        data = fixtures.data_dir(self.tmp.name, runs, manifest=[])
+        folder = data / "runs" / count_bench.FOLDER
+        folder.mkdir()
+        for name, doc in benches.items():
+            synthetic.write_json(folder / name, doc)
+        fixtures.write_manifest(data, [("20990101T000000Z_cpu.json", "cpu", "test fixture")] + count_lines)
+        return data
+
+    def test_manifest_count_lines_feed_the_report(self):
+        from plots.tests.test_make_all import build
+        cpu, gpu = at_pct(committed_bench("cpu"), 55.0), at_pct(committed_bench("cuda"), 85.0)
+        data = self.data([(f"{count_bench.FOLDER}/a.json", "count", "fixture"),
+                          (f"{count_bench.FOLDER}/b.json", "count", "fixture")], {"a.json": cpu, "b.json": gpu})
+        sel = selection.load(data)
+        self.assertEqual([b.name for b in sel.benches], ["a.json", "b.json"])
+        self.assertEqual(sel.runs[0].name, "20990101T000000Z_cpu.json")   # benches are no study run
+        out = pathlib.Path(self.tmp.name) / "paper"
+        build(data, out)
+        report = (out / "reports" / "performance.md").read_text()
+        self.assertIn("| 55.0% |", report)
+        self.assertIn("| 85.0% |", report)
+        self.assertIn("**not met**", report.split("## `count` at the speed of its input")[1])
+        self.assertIn(f"data/runs/{count_bench.FOLDER}/a.json", report.splitlines()[0])
+        environments = (out / "reports" / "environments.md").read_text()
+        self.assertIn(f"`data/runs/{count_bench.FOLDER}/b.json`: fixture", environments)
+
+    def test_a_count_line_must_name_a_count_bench_file(self):
+        cpu = committed_bench("cpu")
+        data = self.data([("20990101T000000Z_cpu.json", "count", "fixture")], {"a.json": cpu})
+        with self.assertRaisesRegex(ResultError, "a count-bench file lies in runs/count-bench/"):
+            selection.load(data)
+        fixtures.write_manifest(data, [(f"{count_bench.FOLDER}/a.json", "count", "x")] * 2)
+        with self.assertRaisesRegex(ResultError, "named twice as count"):
+            selection.load(data)
+
+    def test_without_count_lines_the_report_says_so(self):
+        from plots.tests.test_make_all import build
+        data = self.data([], {})
+        out = pathlib.Path(self.tmp.name) / "paper"
+        build(data, out)
+        report = (out / "reports" / "performance.md").read_text()
+        self.assertIn("The count benchmark: not measured yet: paper-runs.csv names no run with count-bench results",
+                      report.replace("data/paper-runs.csv", "paper-runs.csv"))
+
+    def test_own_appendix_tells_benches_from_runs(self):
+        root = pathlib.Path(self.tmp.name)
+        run, old, new = root / "r.json", root / "b1.json", root / "b2.json"
+        synthetic.write_json(run, fixtures.cpu_doc_or_skip())
+        doc = committed_bench("cpu")
+        synthetic.write_json(old, at_pct(doc, 40.0))
+        synthetic.write_json(new, dict(at_pct(doc, 45.0), started="2099-01-01T00:00:00Z"))
+        with contextlib.redirect_stderr(io.StringIO()):
+            runs, benches = own_appendix.load_files([run, old, new])
+        self.assertEqual([r.path for r in runs], [str(run)])
+        self.assertEqual([b.path for b in benches], [str(old), str(new)])
+        chosen = selection.by_content(runs, benches=benches).benches
+        self.assertEqual([b.path for b in chosen], [str(new)])   # the newest for its machine, impl, file and plan
+
+
+if __name__ == "__main__":
+    unittest.main()
