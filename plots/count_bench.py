@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import jsonschema
 
 from plots import table as fmt
-from plots.results import DATA, ResultError, check_schema, check_version
-from plots.table import Table
+from plots.environment import commit_line
+from plots.results import DATA, ResultError, check_schema, check_version, parse_json, read_text
+from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
 VERSION = 1                  # the newest version this reader knows
@@ -28,10 +29,18 @@ FOLDER = "count-bench"       # where count-bench writes, under runs/ (and the st
 COUNT = "count"              # the entry that times count itself
 
 # The study's target (docs/study-spec.md section 5): count at >= 80% of its own floor, measured in the same
-# run, on files of 1 GiB and more.
+# run, on page-cached files of 1 GiB and more. A file whose A/A pair differs by more than AA_BAND percent
+# cannot tell a miss from noise, so it is judged inconclusive.
 TARGET_PCT = 80.0
 TARGET_MIN_BYTES = 1 << 30
-MET, NOT_MET, NO_TARGET = "met", "not met", "no target (under 1 GiB)"
+MIN_CACHED = 0.99            # the fraction of the file in the page cache before the first pass
+AA_BAND = 5.0
+NO_TARGET = "no target (under 1 GiB)"
+INCONCLUSIVE = "inconclusive"
+
+
+class OlderBench(ResultError):
+    """A file of an older count-bench, which recorded no floor: kept, and read by no report."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,19 +52,14 @@ def is_bench_doc(doc):
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
 
-def is_bench_file(path):
-    """Whether `path` holds a count-bench document (readable JSON with its format), for telling files apart."""
-    try:
-        return is_bench_doc(json.loads(pathlib.Path(path).read_text(encoding="utf-8")))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return False
-
-
 def parse_bench(shown, doc):
     """Checks a parsed count-bench document; raises ResultError naming `shown`."""
     if not is_bench_doc(doc):
         raise ResultError(shown, f'not a count-bench result file (no "format": "{FORMAT}")')
     check_version(shown, doc, "version", VERSION)
+    if "floor" not in doc or "reads_alone" not in doc:
+        raise OlderBench(shown, "written by an older count-bench, which recorded no floor: not read (run "
+                                "count-bench again)")
     check_schema(shown, doc, _validator(), "count-bench")
     names = [e["name"] for e in doc["entries"]]
     wanted = [COUNT, doc["floor"]["entry"], again(doc["floor"]["entry"]), doc["reads_alone"]["entry"]]
@@ -69,13 +73,7 @@ def parse_bench(shown, doc):
 def load_bench(path, shown=None):
     """Reads and validates one count-bench file."""
     shown = str(shown or path)
-    try:
-        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultError(shown, f"cannot read ({e})") from None
-    except ValueError as e:
-        raise ResultError(shown, f"not valid JSON, or truncated ({e})") from None
-    return parse_bench(shown, doc)
+    return parse_bench(shown, parse_json(shown, read_text(path, shown)))
 
 
 def again(entry):
@@ -124,6 +122,12 @@ class Bench:
         return 100 * self.gbps(COUNT)["median"] / self.gbps(self.doc["reads_alone"]["entry"])["median"]
 
     @property
+    def cached(self):
+        """The fraction of the file page-cached before the first pass; None where count-bench could not tell."""
+        found = self.doc["file"]["page_cached_before"]
+        return found if found >= 0 else None
+
+    @property
     def counting_alone_pct(self):
         """The CPU's counting alone on the bytes in memory, as a percent of the floor; None for a GPU bench."""
         alone = self.doc.get("counting_alone")
@@ -142,14 +146,18 @@ class Bench:
         if self.backend == "cpu":
             path = (self.doc.get("cpu_paths") or {}).get(self.impl)
             return f"{self.doc['threads']} threads, {path or 'path not recorded'}" + (" path" if path else "")
-        chunk = self.doc.get("chunk_bytes")
-        ring = f", {self.doc.get('buffers')} x {fmt.size_words(chunk)} pinned" if chunk else ""
+        chunk, buffers = self.doc.get("chunk_bytes"), self.doc.get("buffers")
+        ring = f", {buffers} x {fmt.size_words(chunk)} pinned" if chunk and buffers else ""
         return f"{self.doc['threads']} reading threads{ring}"
 
     @property
     def verdict(self):
         if self.bytes < TARGET_MIN_BYTES:
             return NO_TARGET
+        if self.cached is None or self.cached < MIN_CACHED:
+            return f"no target (not page-cached: {fmt.MISSING if self.cached is None else f'{self.cached:.2f}'})"
+        if abs(self.control_pct - 100) > AA_BAND:
+            return f"{INCONCLUSIVE} (A/A {fmt.pct(self.control_pct)})"
         return MET if self.count_pct >= TARGET_PCT else NOT_MET
 
 
@@ -168,19 +176,23 @@ def _gbps_cell(found):
 
 
 def bench_table(benches):
-    columns = ["machine", "impl", "plan", "file", "cached", "count GB/s", "floor", "floor GB/s", "A/A",
-               "count % of floor", "its reads alone GB/s", "counting alone % of floor", "verdict"]
+    columns = ["machine", "commit", "impl", "plan", "file", "cached", "others' CPU s", "count GB/s", "floor",
+               "floor GB/s", "A/A", "count % of floor", "its reads alone GB/s", "counting alone % of floor",
+               "verdict"]
     rows = []
     for b in benches:
         reads = b.gbps(b.doc["reads_alone"]["entry"])
-        rows.append([b.machine, b.impl, b.plan, f"{b.file_name} ({b.bytes:,} bytes)",
-                     f"{b.doc['file']['page_cached_before']:.2f}", _gbps_cell(b.gbps(COUNT)), b.floor_entry,
+        others = (b.doc.get("machine") or {}).get("other_processes_cpu_s")
+        rows.append([b.machine, commit_line(b.doc["provenance"]), b.impl, b.plan,
+                     f"{b.file_name} ({fmt.size_words(b.bytes)})", fmt.number(b.cached, 2), fmt.number(others, 2),
+                     _gbps_cell(b.gbps(COUNT)), b.floor_entry,
                      _gbps_cell(b.gbps(b.floor_entry)), fmt.pct(b.control_pct), fmt.pct(b.count_pct),
                      fmt.number(reads["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
     floors = {b.floor_entry: b.what(b.floor_entry) or b.floor_what for b in benches}
-    notes = [f"Each row: one `histostudy count-bench` file (data/runs/{FOLDER}/), its entries timed in rotating "
-             "order on the same page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). "
-             "Every pass's bins were checked against the reference's before the file was written.",
+    notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
+             "page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). Every pass's bins "
+             "were checked against the reference's before the file was written. Commit: what the binary was built "
+             "from. Others' CPU s: CPU seconds other processes used while the samples were taken.",
              "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors.items()) + ". A/A: the floor timed again, "
              "as a percent of itself: what 'same' looks like in that file. Cached: the fraction of the file in the "
              "page cache before the first pass.",
@@ -188,13 +200,17 @@ def bench_table(benches):
              "readers into the pinned buffers). Counting alone (CPU): its counting on a copy of the file's bytes "
              "in memory, as count would run if reading cost nothing.",
              f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
-             "and more; the verdict compares the unrounded figure."]
+             f"and more, at least {MIN_CACHED:g} page-cached, with the A/A pair within {AA_BAND:g}% (else "
+             "inconclusive); the verdict compares the unrounded figure."]
     return Table("count at the speed of its input: count-bench against its floor", columns, rows, notes,
-                 align="llllrrlrrrrrl")
+                 align="lllll" + "rr" + "r" + "l" + "r" * 5 + "l")
 
 
 def overall(benches):
-    judged = [b.verdict for b in benches if b.verdict != NO_TARGET]
+    """Over the files with a target: not met where one missed, met where all met, else inconclusive."""
+    judged = [b.verdict for b in benches if not b.verdict.startswith("no target")]
     if not judged:
         return NO_TARGET
-    return MET if all(v == MET for v in judged) else NOT_MET
+    if NOT_MET in judged:
+        return NOT_MET
+    return MET if all(v == MET for v in judged) else INCONCLUSIVE

@@ -16,7 +16,7 @@ import pathlib
 import sys
 
 from plots import count_bench, make_all, selection
-from plots.results import ResultError, load_run
+from plots.results import ResultError, load_run, parse_json, read_text
 
 REPO = make_all.REPO
 USER_RUNS = REPO / "runs"
@@ -48,16 +48,19 @@ def run_paths(given):
 
 
 def load_files(paths):
-    """([study runs], [count-bench files]) from `paths`, each read by its format."""
-    runs, benches = [], []
+    """([study runs], [count-bench files], {path: why left out}) from `paths`, each read by its format; an
+    older count-bench's file is left out, any other unusable file raises ResultError."""
+    runs, benches, left_out = [], [], {}
     for path in paths:
-        try:
+        doc = parse_json(str(path), read_text(path, str(path)))
+        if not count_bench.is_bench_doc(doc):
             runs.append(load_run(path))
-        except ResultError:
-            if not count_bench.is_bench_file(path):
-                raise
-            benches.append(count_bench.load_bench(path))
-    return runs, benches
+            continue
+        try:
+            benches.append(count_bench.parse_bench(str(path), doc))
+        except count_bench.OlderBench as e:
+            left_out[str(path)] = str(e).removeprefix(f"{path}: ")
+    return runs, benches, left_out
 
 
 def main(argv=None):
@@ -72,13 +75,13 @@ def main(argv=None):
     if not paths:
         parser.error("no result files given and none in runs/: run ./dev study first")
     try:
-        runs, benches = load_files(paths)
+        runs, benches, old_benches = load_files(paths)
         study = study_of(runs, args.out, benches)
         written = make_all.write_paper(study, args.out, COMMAND, make_all.data_files(study, "data/published/"))
     except ResultError as e:
         print(f"own_appendix: {e}", file=sys.stderr)
         return 2
-    for path, why in study.sel.left_out.items():
+    for path, why in {**study.sel.left_out, **old_benches}.items():
         print(f"own_appendix: left out {path}: {why}", file=sys.stderr)
     print(f"own_appendix: wrote {len(written)} files under {args.out} ({args.out / 'appendix.md'})", file=sys.stderr)
     return 0

@@ -297,16 +297,13 @@ def cpu_run_prose(view):
             f"of both on every input, by medians: **{view.verdict}**")
     if margin:
         text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
-    paths = sorted({p or NOT_RECORDED for p in view.paths.values()})
+    paths = ", ".join(sorted({p for p in view.paths.values() if p})) or NOT_RECORDED
     others = "" if len(confirmed) == len(view.inputs) else \
         "; on the others the samples cannot tell the lead from noise"
-    text += (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
-             f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs{others}. "
-             f"`{f}` ran its {', '.join(paths)} path")
-    if view.rate_target_applies:
-        return text + (f"; at >= {perf.CPU_MIN_GBPS:g} GB/s on every input, the study's target for a "
-                       f"{perf.CPU_TARGET_CORES}-core machine with AVX-512: **{view.rate_verdict}**.")
-    return text + f" (the study's GB/s target is set for {perf.CPU_TARGET_CORES} cores with AVX-512, not this machine)."
+    return text + (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
+                   f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs{others}. "
+                   f"`{f}`'s code path: {paths}; at >= {perf.CPU_MIN_GBPS:g} GB/s on every input, the study's "
+                   f"target for a {perf.CPU_TARGET_CORES}-core machine with AVX-512: **{view.rate_verdict}**.")
 
 
 def count_prose(m):
@@ -319,11 +316,14 @@ def count_prose(m):
         for machine in dict.fromkeys(b.machine for b in group):
             here = [b for b in group if b.machine == machine]
             text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
-                    f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
+                    f"{here[0].floor_entry} ({here[0].what(here[0].floor_entry) or here[0].floor_what}) over {len(here)} file"
                     f"{'s' if len(here) > 1 else ''}, its A/A pair at "
                     f"{value_range([b.control_pct for b in here], 0, '%')} and count at "
                     f"{value_range([b.reads_alone_pct for b in here], 0, '%')} of its own reads alone: "
                     f"**{count_bench.overall(here)}**")
+            if min(b.count_pct for b in here) > 100:
+                text += (f". The floor, {here[0].floor_entry}, does not bind here: count runs faster than it, and "
+                         "its own reads alone are the figure to read")
             alone = [b.counting_alone_pct for b in here if b.counting_alone_pct is not None]
             if alone and max(alone) < count_bench.TARGET_PCT:
                 text += (f". Counting alone, on the file's bytes already in memory, runs at {value_range(alone, 0, '%')} "

@@ -94,12 +94,24 @@ def check_schema(path, doc, validator, what):
         raise ResultError(path, f"does not follow the {what} schema at {_where(first)}: {first.message}{more}")
 
 
-def parse_run(path, text):
-    """Checks the text of a result file and returns its document."""
+def read_text(path, shown):
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        return pathlib.Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ResultError(shown, f"cannot read ({e})") from None
+
+
+def parse_json(path, text):
+    """The JSON document of a histostudy file; NaN and Infinity, which no histostudy writes, are refused."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
     except ValueError as e:
         raise ResultError(path, f"not valid JSON, or truncated ({e})") from None
+
+
+def parse_run(path, text):
+    """Checks the text of a result file and returns its document."""
+    doc = parse_json(path, text)
     if not isinstance(doc, dict) or "format" not in doc:
         raise ResultError(path, f'not a histostudy result file (no "format": "{FORMAT}")')
     if doc["format"] != FORMAT:
@@ -138,11 +150,7 @@ def load_run(path, shown=None):
     """Reads and validates one result file; raises ResultError naming it
     (as `shown`, e.g. 'data/runs/X.json', when given)."""
     shown = str(shown or path)
-    try:
-        text = pathlib.Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ResultError(shown, f"cannot read ({e})") from None
-    return Run(shown, _parsed(shown, text))
+    return Run(shown, _parsed(shown, read_text(path, shown)))
 
 
 @functools.lru_cache(maxsize=32)

@@ -2,6 +2,7 @@
 from dataclasses import dataclass, field
 
 MISSING = "-"
+MET, NOT_MET = "met", "not met"   # every verdict on a target
 
 
 @dataclass

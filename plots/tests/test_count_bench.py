@@ -26,13 +26,18 @@ def committed_bench(backend):
     raise unittest.SkipTest(f"the manifest names no {backend} count-bench file")
 
 
-def at_pct(doc, pct, bytes=GIB):
-    """`doc` with count's median at `pct` of its floor's and the file `bytes` long."""
+def entry(doc, name):
+    return next(e for e in doc["entries"] if e["name"] == name)
+
+
+def at_pct(doc, pct, bytes=GIB, control_pct=100.0, cached=1.0):
+    """`doc` with count's median at `pct` of its floor's, the A/A repeat at `control_pct`, the file `bytes`
+    long and `cached` in the page cache."""
     doc = copy.deepcopy(doc)
-    floor = next(e for e in doc["entries"] if e["name"] == doc["floor"]["entry"])
-    count = next(e for e in doc["entries"] if e["name"] == count_bench.COUNT)
-    count["gbps"]["median"] = floor["gbps"]["median"] * pct / 100
-    doc["file"]["bytes"] = bytes
+    floor = entry(doc, doc["floor"]["entry"])["gbps"]["median"]
+    entry(doc, count_bench.COUNT)["gbps"]["median"] = floor * pct / 100
+    entry(doc, count_bench.again(doc["floor"]["entry"]))["gbps"]["median"] = floor * control_pct / 100
+    doc["file"].update(bytes=bytes, page_cached_before=cached)
     return doc
 
 
@@ -47,7 +52,23 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(bench(at_pct(doc, 80.0)).verdict, count_bench.MET)
             self.assertEqual(bench(at_pct(doc, 79.99)).verdict, count_bench.NOT_MET)
             self.assertEqual(bench(at_pct(doc, 50.0, bytes=GIB - 1)).verdict, count_bench.NO_TARGET)
-            self.assertAlmostEqual(bench(at_pct(doc, 62.5)).count_pct, 62.5)
+
+    def test_a_file_not_page_cached_or_with_a_wide_a_a_pair_is_not_judged(self):
+        doc = committed_bench("cpu")
+        self.assertEqual(bench(at_pct(doc, 90.0, cached=0.5)).verdict, "no target (not page-cached: 0.50)")
+        self.assertEqual(bench(at_pct(doc, 90.0, cached=-1)).verdict, "no target (not page-cached: -)")
+        self.assertEqual(bench(at_pct(doc, 90.0, control_pct=94.0)).verdict, "inconclusive (A/A 94.0%)")
+        self.assertEqual(bench(at_pct(doc, 90.0, control_pct=105.0)).verdict, count_bench.MET)
+
+    def test_the_reader_s_ratios_are_the_writer_s(self):
+        for backend in ("cpu", "cuda"):
+            doc = committed_bench(backend)
+            b, floor = bench(doc), doc["floor"]["name"]
+            self.assertAlmostEqual(b.count_pct, doc[f"count_pct_of_{floor}"], places=9)
+            self.assertAlmostEqual(b.control_pct, doc[f"control_pct_of_{floor}"], places=9)
+            self.assertAlmostEqual(b.reads_alone_pct, doc["count_pct_of_pread"], places=9)
+            if "counting_alone" in doc:
+                self.assertAlmostEqual(b.counting_alone_pct, doc["counting_alone"][f"pct_of_{floor}"], places=9)
 
     def test_overall_judges_only_files_with_a_target(self):
         doc = committed_bench("cpu")
@@ -55,6 +76,9 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(count_bench.overall([met, small]), count_bench.MET)
         self.assertEqual(count_bench.overall([met, missed]), count_bench.NOT_MET)
         self.assertEqual(count_bench.overall([small]), count_bench.NO_TARGET)
+        wide = bench(at_pct(doc, 90, control_pct=80))
+        self.assertEqual(count_bench.overall([met, wide]), count_bench.INCONCLUSIVE)
+        self.assertEqual(count_bench.overall([missed, wide]), count_bench.NOT_MET)
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
         cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))
@@ -62,6 +86,19 @@ class Verdicts(unittest.TestCase):
         self.assertRegex(gpu.plan, r"^\d+ reading threads, \d+ x \d+ [MG]iB pinned$")
         self.assertIsNone(gpu.counting_alone_pct)
         self.assertIsNotNone(cpu.counting_alone_pct)
+
+    def test_optional_records_may_be_absent(self):
+        gpu = copy.deepcopy(committed_bench("cuda"))
+        for key in ("chunk_bytes", "buffers", "piece_bytes", "device", "machine"):
+            gpu.pop(key)
+        cpu = copy.deepcopy(committed_bench("cpu"))
+        alone = cpu.pop("counting_alone")["entry"]
+        cpu["entries"] = [e for e in cpu["entries"] if e["name"] != alone]
+        cpu.pop("cpu_paths")
+        self.assertRegex(bench(gpu).plan, r"^\d+ reading threads$")
+        self.assertRegex(bench(cpu).plan, r"^\d+ threads, path not recorded$")
+        text = count_bench.bench_table([bench(cpu), bench(gpu)]).markdown()
+        self.assertEqual(text.count(" | - | "), 3, text)   # counting alone twice, others' CPU once
 
 
 class Refusals(unittest.TestCase):
@@ -84,6 +121,9 @@ class Refusals(unittest.TestCase):
         no_file = copy.deepcopy(doc)
         del no_file["file"]["bytes"]
         self.assertRefused(no_file, "'bytes' is a required property")
+        older = copy.deepcopy(doc)
+        del older["floor"], older["reads_alone"]
+        self.assertRefused(older, "written by an older count-bench")
 
     def test_truncated_file_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -91,7 +131,15 @@ class Refusals(unittest.TestCase):
             path.write_text(json.dumps(committed_bench("cpu"))[:200])
             with self.assertRaisesRegex(ResultError, "not valid JSON, or truncated"):
                 count_bench.load_bench(path)
-            self.assertFalse(count_bench.is_bench_file(path))
+            with self.assertRaisesRegex(ResultError, "not valid JSON, or truncated"):
+                own_appendix.load_files([path])
+
+    def test_infinity_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "inf.json"
+            path.write_text(json.dumps(committed_bench("cuda")).replace('"median": ', '"median": Infinity, "x": ', 1))
+            with self.assertRaisesRegex(ResultError, "non-standard JSON constant Infinity"):
+                count_bench.load_bench(path)
 
 
 class InThePaper(unittest.TestCase):
@@ -122,7 +170,9 @@ class InThePaper(unittest.TestCase):
         report = (out / "reports" / "performance.md").read_text()
         self.assertIn("| 55.0% |", report)
         self.assertIn("| 85.0% |", report)
-        self.assertIn("**not met**", report.split("## `count` at the speed of its input")[1])
+        section = report.split("## `count` at the speed of its input")[1]
+        self.assertRegex(section, r"CPU implementations on [^:]*: count at 55% .*: \*\*not met\*\*")
+        self.assertRegex(section, r"GPU implementations on [^:]*: count at 85% .*: \*\*met\*\*")
         self.assertIn(f"data/runs/{count_bench.FOLDER}/a.json", report.splitlines()[0])
         environments = (out / "reports" / "environments.md").read_text()
         self.assertIn(f"`data/runs/{count_bench.FOLDER}/b.json`: fixture", environments)
@@ -147,15 +197,17 @@ class InThePaper(unittest.TestCase):
 
     def test_own_appendix_tells_benches_from_runs(self):
         root = pathlib.Path(self.tmp.name)
-        run, old, new = root / "r.json", root / "b1.json", root / "b2.json"
+        run, old, new, older = root / "r.json", root / "b1.json", root / "b2.json", root / "b0.json"
         synthetic.write_json(run, fixtures.cpu_doc_or_skip())
         doc = committed_bench("cpu")
         synthetic.write_json(old, at_pct(doc, 40.0))
         synthetic.write_json(new, dict(at_pct(doc, 45.0), started="2099-01-01T00:00:00Z"))
+        synthetic.write_json(older, {k: v for k, v in doc.items() if k != "floor"})
         with contextlib.redirect_stderr(io.StringIO()):
-            runs, benches = own_appendix.load_files([run, old, new])
+            runs, benches, left_out = own_appendix.load_files([run, old, new, older])
         self.assertEqual([r.path for r in runs], [str(run)])
         self.assertEqual([b.path for b in benches], [str(old), str(new)])
+        self.assertIn("written by an older count-bench", left_out[str(older)])
         chosen = selection.by_content(runs, benches=benches).benches
         self.assertEqual([b.path for b in chosen], [str(new)])   # the newest for its machine, impl, file and plan
 

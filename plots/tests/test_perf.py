@@ -148,8 +148,9 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(perf.cpu_ahead(view), {"uniform": True, "one_byte": False})
         self.assertEqual(perf.cpu_verdict(view), perf.NOT_MET)
 
-    def _cpu_view(self, name, fast_gbps, cores=2, code="host: avx512"):
-        """A CPU lesson run of `cores` cores: openmp_fast at fast_gbps ({input: GB/s}) with its row's code."""
+    def _cpu_view(self, name, fast_gbps, cores=2, code="host: avx512", floor_code="host"):
+        """A CPU lesson run of `cores` cores: openmp_fast at fast_gbps ({input: GB/s}); its rows' and the read
+        floor's code."""
         doc = perf_doc({}, {}, hardware=False)
         doc["environment"]["host"]["logical_cores"] = cores
         template = doc["rows"][0]
@@ -159,7 +160,7 @@ class Verdicts(unittest.TestCase):
                                (CPU_SUBJECT, fast)):
                 rows.append(_row(template, impl, input, gbps, backend="cpu", toolchain="cpu", experiment="lesson",
                                  floor="openmp_read_floor", size=1 << 26, threads=cores))
-                rows[-1]["code"] = code if impl == CPU_SUBJECT else "host"
+                rows[-1]["code"] = {CPU_SUBJECT: code, "openmp_read_floor": floor_code}.get(impl, "host")
         doc["rows"] = _attach_floors(rows)
         return perf.CpuView(load(self.tmp.name, name, doc))
 
@@ -172,11 +173,14 @@ class Verdicts(unittest.TestCase):
         self.assertIn(f"| {CPU_SUBJECT} path |", text)
         self.assertIn("(the study's target for a 2-core machine with AVX-512): not met.", text)
         # The target is set for two cores with AVX-512 only: elsewhere it is not judged.
-        self.assertEqual(self._cpu_view("c.json", {"uniform": 5.0}, cores=16).rate_verdict, perf.NO_CPU_TARGET)
+        self.assertEqual(self._cpu_view("c.json", {"uniform": 5.0}, cores=16).rate_verdict, perf.NO_TARGET_CORES)
         self.assertEqual(self._cpu_view("d.json", {"uniform": 5.0}, code="host: scalar").rate_verdict,
-                         perf.NO_CPU_TARGET)
+                         perf.NO_TARGET_ISA)
+        # A CPU with AVX-512 (its read floor's path says so) whose dispatch fell back to scalar code is judged.
+        fell_back = self._cpu_view("f.json", {"uniform": 5.0}, code="host: scalar", floor_code="host: avx512bw")
+        self.assertEqual(fell_back.rate_verdict, perf.NOT_MET)
         unrecorded = self._cpu_view("e.json", {"uniform": 12.0}, code="host")
-        self.assertEqual(unrecorded.rate_verdict, perf.NO_CPU_TARGET)
+        self.assertEqual(unrecorded.rate_verdict, perf.PATHS_NOT_RECORDED)
         self.assertIn("| not recorded |", perf.cpu_table(unrecorded).markdown())
 
     def _lesson_run(self, name, subject_gbps, samples=12):
