@@ -316,11 +316,17 @@ def count_prose(m):
         for machine in dict.fromkeys(b.machine for b in group):
             here = [b for b in group if b.machine == machine]
             text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
-                    f"{here[0].floor_entry} ({here[0].what(here[0].floor_entry) or here[0].floor_what}) over {len(here)} file"
+                    f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
                     f"{'s' if len(here) > 1 else ''}, its A/A pair at "
                     f"{value_range([b.control_pct for b in here], 0, '%')} and count at "
                     f"{value_range([b.reads_alone_pct for b in here], 0, '%')} of its own reads alone: "
                     f"**{count_bench.overall(here)}**")
+            noisy = count_bench.inconclusive(here)
+            if noisy:
+                judged = [b.count_pct for b in here if b.verdict in (count_bench.MET, count_bench.NOT_MET)]
+                rest = f"; the {len(judged)} judged at {value_range(judged, 0, '%')}" if judged else ""
+                text += (f" ({len(noisy)} of the {len(here)} files inconclusive, their machine busy or their A/A pair "
+                         f"apart: count at {value_range([b.count_pct for b in noisy], 0, '%')} there{rest})")
             if min(b.count_pct for b in here) > 100:
                 text += (f". The floor, {here[0].floor_entry}, does not bind here: count runs faster than it, and "
                          "its own reads alone are the figure to read")

@@ -60,6 +60,15 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(bench(at_pct(doc, 90.0, control_pct=94.0)).verdict, "inconclusive (A/A 94.0%)")
         self.assertEqual(bench(at_pct(doc, 90.0, control_pct=105.0)).verdict, count_bench.MET)
 
+    def test_a_file_timed_while_other_processes_were_busy_is_inconclusive(self):
+        doc = at_pct(committed_bench("cuda"), 50.0)
+        doc["machine"].update(timed_s=2.0, other_processes_cpu_s=1.01)
+        self.assertEqual(bench(doc).verdict, "inconclusive (busy: others used 1.01 CPU s in 2.00 s)")
+        doc["machine"]["other_processes_cpu_s"] = 1.0
+        self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)
+        del doc["machine"]
+        self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)   # not recorded: judged
+
     def test_the_reader_s_ratios_are_the_writer_s(self):
         for backend in ("cpu", "cuda"):
             doc = committed_bench(backend)
@@ -77,8 +86,10 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(count_bench.overall([met, missed]), count_bench.NOT_MET)
         self.assertEqual(count_bench.overall([small]), count_bench.NO_TARGET)
         wide = bench(at_pct(doc, 90, control_pct=80))
-        self.assertEqual(count_bench.overall([met, wide]), count_bench.INCONCLUSIVE)
+        self.assertEqual(count_bench.overall([met, wide]), count_bench.MET)   # judged where it can be
         self.assertEqual(count_bench.overall([missed, wide]), count_bench.NOT_MET)
+        self.assertEqual(count_bench.overall([wide, small]), count_bench.INCONCLUSIVE)
+        self.assertEqual(count_bench.inconclusive([met, wide, small]), [wide])
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
         cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))
