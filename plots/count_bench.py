@@ -99,32 +99,26 @@ class Bench:
     file_name = property(lambda self: pathlib.PurePath(self.doc["file"]["path"]).name)
     floor_entry = property(lambda self: self.doc["floor"]["entry"])
     floor_what = property(lambda self: self.doc["floor"]["what"])
+    reads_entry = property(lambda self: self.doc["reads_alone"]["entry"])
+    others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
+    timed_s = property(lambda self: (self.doc.get("machine") or {}).get("timed_s"))
 
-    def what(self, entry):
-        """How count-bench describes an entry ('read(2) into one 4194304-byte buffer, one thread, ...')."""
-        return next((e.get("what") for e in self.doc["entries"] if e["name"] == entry), None)
+    def entry(self, name):
+        """The entry `name` ({name, what, samples_s, gbps}), or {} where the file has none."""
+        return next((e for e in self.doc["entries"] if e["name"] == name), {})
 
-    def gbps(self, entry):
+    def gbps(self, name):
         """{median, p10, p90} GB/s of an entry, or None where the file has no such entry."""
-        return next((e["gbps"] for e in self.doc["entries"] if e["name"] == entry), None)
+        return self.entry(name).get("gbps")
 
-    def pct_of_floor(self, entry):
-        """An entry's median GB/s as a percent of the floor's median."""
-        found = self.gbps(entry)
-        return None if found is None else 100 * found["median"] / self.gbps(self.floor_entry)["median"]
+    def pct(self, name, of=None):
+        """An entry's median GB/s as a percent of another's (by default the floor's); None where it is absent."""
+        found = self.gbps(name)
+        return None if found is None else 100 * found["median"] / self.gbps(of or self.floor_entry)["median"]
 
-    @property
-    def count_pct(self):
-        return self.pct_of_floor(COUNT)
-
-    @property
-    def control_pct(self):
-        return self.pct_of_floor(again(self.floor_entry))
-
-    @property
-    def reads_alone_pct(self):
-        """count as a percent of its own reads alone."""
-        return 100 * self.gbps(COUNT)["median"] / self.gbps(self.doc["reads_alone"]["entry"])["median"]
+    count_pct = property(lambda self: self.pct(COUNT))
+    control_pct = property(lambda self: self.pct(again(self.floor_entry)))
+    reads_alone_pct = property(lambda self: self.pct(COUNT, of=self.reads_entry))   # count over its own reads
 
     @property
     def cached(self):
@@ -136,7 +130,7 @@ class Bench:
     def counting_alone_pct(self):
         """The CPU's counting alone on the bytes in memory, as a percent of the floor; None for a GPU bench."""
         alone = self.doc.get("counting_alone")
-        return self.pct_of_floor(alone["entry"]) if alone else None
+        return self.pct(alone["entry"]) if alone else None
 
     @property
     def machine(self):
@@ -167,9 +161,6 @@ class Bench:
             return f"{INCONCLUSIVE} (busy: others used {self.others_cpu_s:.2f} CPU s in {self.timed_s:.2f} s)"
         return MET if self.count_pct >= TARGET_PCT else NOT_MET
 
-    others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
-    timed_s = property(lambda self: (self.doc.get("machine") or {}).get("timed_s"))
-
     @property
     def busy(self):
         """Whether other processes took more than BUSY_CPU_PER_S CPU seconds a second while it timed."""
@@ -197,14 +188,13 @@ def bench_table(benches):
                "verdict"]
     rows = []
     for b in benches:
-        reads = b.gbps(b.doc["reads_alone"]["entry"])
-        others = b.others_cpu_s
         rows.append([b.machine, commit_line(b.doc["provenance"]), b.impl, b.plan,
-                     f"{b.file_name} ({fmt.size_words(b.bytes)})", fmt.number(b.cached, 2), fmt.number(others, 2),
+                     f"{b.file_name} ({fmt.size_words(b.bytes)})", fmt.number(b.cached, 2),
+                     fmt.number(b.others_cpu_s, 2),
                      _gbps_cell(b.gbps(COUNT)), b.floor_entry,
                      _gbps_cell(b.gbps(b.floor_entry)), fmt.pct(b.control_pct), fmt.pct(b.count_pct),
-                     fmt.number(reads["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
-    floors = {b.floor_entry: b.what(b.floor_entry) or b.floor_what for b in benches}
+                     fmt.number(b.gbps(b.reads_entry)["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
+    floors = {b.floor_entry: b.entry(b.floor_entry).get("what") or b.floor_what for b in benches}
     notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
              "page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). Every pass's bins "
              "were checked against the reference's before the file was written. Commit: what the binary was built "

@@ -59,7 +59,7 @@ def load_files(paths):
         try:
             benches.append(count_bench.parse_bench(str(path), doc))
         except count_bench.OlderBench as e:
-            left_out[str(path)] = str(e).removeprefix(f"{path}: ")
+            left_out[str(path)] = e.problem
     return runs, benches, left_out
 
 

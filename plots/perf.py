@@ -10,7 +10,7 @@ CPU: for each CPU, the run plots/selection.py picks: the CPU's subject against
 its privatized implementation and the single-thread reference (the oracle) on
 every input, as GB/s and percent of the parallel read floor of the same run,
 with the code path each row of the subject ran (its run-time dispatch) and,
-on a 2-core machine where it ran an AVX-512 path, the study's GB/s target.
+on a 2-core machine whose CPU has AVX-512, the study's GB/s target.
 
 Implementations are found by their roles (plots/results.py), never by name.
 """

@@ -27,7 +27,7 @@ class ResultError(Exception):
 
     def __init__(self, path, problem):
         super().__init__(f"{path}: {problem}")
-        self.path = str(path)
+        self.path, self.problem = str(path), problem
 
 
 @dataclass(frozen=True)
