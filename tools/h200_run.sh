@@ -180,6 +180,8 @@ gcount() {
   done
   rm -rf "$tmp"
   cat "$OUT/gcount.txt"
+  # A first look, there: the GPU machine's Python has no jsonschema (and no package index), so not
+  # plots/count_bench.py, which makes the paper's table and verdicts here from the committed files.
   python3 - "$OUT/count-bench" <<'PY'
 import glob, json, os, sys
 print("| impl | file | plan | count GB/s (p10-p90) | floor GB/s | A/A | count % of floor | its reads alone GB/s | cached |")
