@@ -119,6 +119,7 @@ class Bench:
     count_pct = property(lambda self: self.pct(COUNT))
     control_pct = property(lambda self: self.pct(again(self.floor_entry)))
     reads_alone_pct = property(lambda self: self.pct(COUNT, of=self.reads_entry))   # count over its own reads
+    reads_pct = property(lambda self: self.pct(self.reads_entry))   # its own reads alone over the floor
 
     @property
     def cached(self):

@@ -306,6 +306,18 @@ def cpu_run_prose(view):
                    f"target for a {perf.CPU_TARGET_CORES}-core machine with AVX-512: **{view.rate_verdict}**.")
 
 
+def reads_bound_prose(benches):
+    """Where every file not met had count's own reads alone under the target: the reading bound it there."""
+    missed = [b for b in benches if b.verdict == count_bench.NOT_MET]
+    if not missed or any(b.reads_pct >= count_bench.TARGET_PCT for b in missed):
+        return ""
+    files = "the file" if len(missed) == 1 else f"the {len(missed)} files"
+    return (f". On {files} not met, count's own reads alone ran at {value_range([b.reads_pct for b in missed], 1, '%')} "
+            f"of the floor, under {count_bench.TARGET_PCT:g}%, and count at "
+            f"{value_range([b.reads_alone_pct for b in missed], 0, '%')} of them: the reading bound count there, "
+            "not the counting")
+
+
 def count_prose(m):
     benches = m.benches
     if not benches:
@@ -335,6 +347,7 @@ def count_prose(m):
                 text += (f". Counting alone, on the file's bytes already in memory, runs at {value_range(alone, 0, '%')} "
                          f"of the floor: under {count_bench.TARGET_PCT:g}% however the file is read, so on this "
                          "machine the target needs a faster counting kernel or more cores")
+            text += reads_bound_prose(here)
             parts.append(text)
     return (f"`histostudy count-bench` times `count` on a page-cached file against its own floor in the same run, in "
             f"rotating order with an A/A pair; the target is at least {count_bench.TARGET_PCT:g}% of that floor on "

@@ -6,6 +6,7 @@ import io
 import json
 import pathlib
 import tempfile
+import types
 import unittest
 
 from plots import count_bench, own_appendix, selection
@@ -90,6 +91,29 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(count_bench.overall([missed, wide]), count_bench.NOT_MET)
         self.assertEqual(count_bench.overall([wide, small]), count_bench.INCONCLUSIVE)
         self.assertEqual(count_bench.inconclusive([met, wide, small]), [wide])
+
+    def test_the_report_says_where_the_reading_bound_a_missed_file(self):
+        from plots import reports
+        base = committed_bench("cuda")
+        base["machine"] = {"other_processes_cpu_s": 0.0, "timed_s": 1.0}
+
+        def gpu_file(count_pct, reads_pct):
+            doc = at_pct(base, count_pct)
+            floor = entry(doc, doc["floor"]["entry"])["gbps"]["median"]
+            entry(doc, doc["reads_alone"]["entry"])["gbps"]["median"] = floor * reads_pct / 100
+            return bench(doc)
+
+        def prose(*benches):
+            return reports.count_prose(types.SimpleNamespace(benches=list(benches)))
+
+        self.assertIn("On the file not met, count's own reads alone ran at 79.6% of the floor, under 80%, and count "
+                      "at 98% of them: the reading bound count there", prose(gpu_file(78.0, 79.6)))
+        self.assertIn("On the 2 files not met, count's own reads alone ran at 70.0 to 79.6% of the floor",
+                      prose(gpu_file(78.0, 79.6), gpu_file(60.0, 70.0), gpu_file(90.0, 95.0)))
+        for unbound in ([gpu_file(78.0, 80.0)],                       # its reads reached the target
+                        [gpu_file(78.0, 79.6), gpu_file(70.0, 90.0)],  # one missed with its reads fast enough
+                        [gpu_file(85.0, 79.0)]):                      # none missed
+            self.assertNotIn("the reading bound", prose(*unbound))
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
         cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))
