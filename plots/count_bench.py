@@ -44,8 +44,16 @@ NO_TARGET = "no target (under 1 GiB)"
 INCONCLUSIVE = "inconclusive"
 
 
-class OlderBench(ResultError):
-    """A file of an older count-bench, which recorded no floor: kept, and read by no report."""
+class LeftOut(ResultError):
+    """A count-bench file that is kept but read by no report: a user's appendix names it on stderr."""
+
+
+class OlderBench(LeftOut):
+    """A file of an older count-bench, which recorded no floor."""
+
+
+class IncompleteBench(LeftOut):
+    """A bench that stopped on an error after timing some passes: its samples are kept, no verdict is drawn."""
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,6 +74,9 @@ def parse_bench(shown, doc):
         raise OlderBench(shown, "written by an older count-bench, which recorded no floor: not read (run "
                                 "count-bench again)")
     check_schema(shown, doc, _validator(), "count-bench")
+    if "incomplete" in doc:
+        raise IncompleteBench(shown, f"incomplete: count-bench stopped on an error ({doc['incomplete']['error']}); "
+                                     "its samples are kept, but no verdict is drawn from them")
     names = [e["name"] for e in doc["entries"]]
     wanted = [COUNT, doc["floor"]["entry"], again(doc["floor"]["entry"]), doc["reads_alone"]["entry"]]
     wanted += [doc["counting_alone"]["entry"]] if "counting_alone" in doc else []

@@ -49,7 +49,7 @@ def run_paths(given):
 
 def load_files(paths):
     """([study runs], [count-bench files], {path: why left out}) from `paths`, each read by its format; an
-    older count-bench's file is left out, any other unusable file raises ResultError."""
+    older or incomplete count-bench's file is left out, any other unusable file raises ResultError."""
     runs, benches, left_out = [], [], {}
     for path in paths:
         doc = parse_json(str(path), read_text(path, str(path)))
@@ -58,7 +58,7 @@ def load_files(paths):
             continue
         try:
             benches.append(count_bench.parse_bench(str(path), doc))
-        except count_bench.OlderBench as e:
+        except count_bench.LeftOut as e:
             left_out[str(path)] = e.problem
     return runs, benches, left_out
 

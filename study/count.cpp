@@ -492,11 +492,19 @@ Bins count_on_gpu(int fd, const std::string& name, std::optional<FileVersion> op
   return stream.count(reader);
 }
 
-Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads) {
-  if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
-  Fd fd(open_for_reading(path));
-  const std::string name = path == "-" ? "standard input" : path;
-  const auto version = regular_file_version(fd.get());
+namespace {
+
+// Standard input that is a regular file is counted from where its offset
+// stands, as cat and wc do, and left at its end: from its start by preads
+// (which move no offset, hence the seek after), else read as a stream.
+bool at_start(int fd) { return ::lseek(fd, 0, SEEK_CUR) == 0; }
+
+void leave_at_end(int fd, const Bins& bins, const std::string& name) {
+  if (::lseek(fd, off_t(stats_of(bins).total), SEEK_SET) < 0) throw Error(os_error(name, "cannot seek"));
+}
+
+Bins count_open(int fd, const std::string& name, std::optional<FileVersion> version, const Implementation& impl,
+                Executor& executor, int threads) {
   // Reading overlaps counting everywhere; an error anywhere in the stream is
   // thrown before any total is returned, so no partial histogram passes for
   // a whole one.
@@ -504,14 +512,29 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
     LaunchPolicy requested;
     requested.threads = threads;
     const LaunchPolicy policy = executor.resolve(impl, requested, kCpuChunk, 1);
-    if (version) return count_cpu_file(fd.get(), name, *version, impl, policy);
-    ChunkReader reader(fd.get(), name, read_plan(impl));
+    if (version) return count_cpu_file(fd, name, *version, impl, policy);
+    ChunkReader reader(fd, name, read_plan(impl));
     return count_cpu_stream(reader, impl, policy);
   }
   // A small file gets buffers no larger than it needs.
   const ReadPlan plan = version ? gpu_file_plan(version->size) : read_plan(impl);
   const auto stream = make_gpu_stream(executor, impl, plan);
-  return count_on_gpu(fd.get(), name, version, *stream, threads, plan.piece);
+  return count_on_gpu(fd, name, version, *stream, threads, plan.piece);
+}
+
+}  // namespace
+
+Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads) {
+  if (!impl.counts) throw UsageError(std::string(impl.name) + " is a read floor: it counts nothing");
+  Fd fd(open_for_reading(path));
+  const bool standard_input = path == "-";
+  const std::string name = standard_input ? "standard input" : path;
+  auto version = regular_file_version(fd.get());
+  if (!standard_input || !version) return count_open(fd.get(), name, version, impl, executor, threads);
+  if (!at_start(fd.get())) return count_open(fd.get(), name, std::nullopt, impl, executor, threads);
+  const Bins bins = count_open(fd.get(), name, version, impl, executor, threads);
+  leave_at_end(fd.get(), bins, name);
+  return bins;
 }
 
 void generate_input(const InputSpec& spec, std::uint64_t size, const std::string& path, bool force) {

@@ -208,7 +208,9 @@ Bins count_on_gpu(int fd, const std::string& name, std::optional<FileVersion> op
 // implementation on a regular file, each thread preads kCpuPiece bytes at a
 // time and counts them itself; on a pipe a ChunkReader reads while the chunks
 // before are counted; a GPU implementation counts through a GpuStream
-// (count_on_gpu). Throws Error for missing, unreadable or directory paths,
+// (count_on_gpu). Standard input that is a regular file is counted from its
+// offset, as cat and wc count it, and left at its end. Throws Error for
+// missing, unreadable or directory paths,
 // for a read error anywhere in the stream, and for a regular file that
 // changed while counted.
 Bins count_stream(const std::string& path, const Implementation& impl, Executor& executor, int threads);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -27,9 +28,14 @@
 namespace hs {
 namespace {
 
+// A missing or unreadable file is an error, as count says it; anything but a
+// non-empty regular file a usage error (stat, not open: opening a FIFO would
+// wait for its writer).
 std::uint64_t bench_file_size(const std::string& path) {
+  if (path == "-") throw UsageError("count-bench times a regular file named by its path, not standard input");
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+  if (::stat(path.c_str(), &st) != 0) throw Error(os_error(path, "cannot open"));
+  if (!S_ISREG(st.st_mode) || st.st_size == 0)
     throw UsageError(path + ": count-bench times a non-empty regular file (page-cached), not a stream");
   return std::uint64_t(st.st_size);
 }
@@ -376,7 +382,13 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   const double cached_before = page_cached_fraction(request.path, size);
   const CpuUse use_before = cpu_use_now();
   const auto timed_from = std::chrono::steady_clock::now();
-  time_rotations(entries, request.rounds);
+  std::string stopped;  // the error that ended the timing early: what was measured before it is still saved
+  try {
+    time_rotations(entries, request.rounds);
+  } catch (const std::exception& e) {
+    if (std::none_of(entries.begin(), entries.end(), [](const Entry& x) { return !x.seconds.empty(); })) throw;
+    stopped = e.what();
+  }
   const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
   const CpuUse use_after = cpu_use_now();
   const double others_s = (use_after.machine_busy_s - use_before.machine_busy_s) -
@@ -386,11 +398,15 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   nlohmann::json measured = nlohmann::json::array();
   std::vector<double> medians;
   for (const auto& e : entries) {
-    std::vector<double> gbps;
-    for (double s : e.seconds) gbps.push_back(double(size) / s / 1e9);
-    const Summary summary = summarize(gbps);
-    medians.push_back(summary.median);
-    measured.push_back({{"name", e.name}, {"what", e.what}, {"samples_s", e.seconds}, {"gbps", summary.to_json()}});
+    nlohmann::json entry = {{"name", e.name}, {"what", e.what}, {"samples_s", e.seconds}};
+    if (!e.seconds.empty()) {
+      std::vector<double> gbps;
+      for (double s : e.seconds) gbps.push_back(double(size) / s / 1e9);
+      const Summary summary = summarize(gbps);
+      medians.push_back(summary.median);
+      entry["gbps"] = summary.to_json();
+    }
+    measured.push_back(entry);
   }
   nlohmann::json doc = {
       {"format", "histostudy-count-bench"},
@@ -411,17 +427,25 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"entries", measured},
       {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
       {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
-      {"count_pct_of_" + bench.floor, 100.0 * medians[0] / medians[1]},
-      {"control_pct_of_" + bench.floor, 100.0 * medians[2] / medians[1]},
-      {"count_pct_of_pread", 100.0 * medians[0] / medians[3]},
   };
-  if (entries.size() > 4)
-    doc["counting_alone"] = {{"entry", entries[4].name},
-                             {"pct_of_" + bench.floor, 100.0 * medians[4] / medians[1]},
-                             {"count_pct_of_it", 100.0 * medians[0] / medians[4]}};
+  if (entries.size() > 4) doc["counting_alone"] = {{"entry", entries[4].name}};
+  if (stopped.empty()) {  // the ratios: only of whole rotations
+    doc["count_pct_of_" + bench.floor] = 100.0 * medians[0] / medians[1];
+    doc["control_pct_of_" + bench.floor] = 100.0 * medians[2] / medians[1];
+    doc["count_pct_of_pread"] = 100.0 * medians[0] / medians[3];
+    if (entries.size() > 4) {
+      doc["counting_alone"]["pct_of_" + bench.floor] = 100.0 * medians[4] / medians[1];
+      doc["counting_alone"]["count_pct_of_it"] = 100.0 * medians[0] / medians[4];
+    }
+  } else {
+    doc["incomplete"] = {{"error", stopped}};
+  }
   doc.update(bench.record);
   if (on_gpu) doc["environment"]["gpu_state_after"] = bench.device_state();
   if (!request.no_save) doc["result_file"] = write_result(doc, request.out_dir, utc_now(true) + "_count-bench_" + bench.stem).string();
+  if (!stopped.empty())
+    throw Error(stopped + (request.no_save ? "" : " (what was measured before it is in " +
+                                                      doc["result_file"].get<std::string>() + ")"));
   return doc;
 }
 

@@ -47,7 +47,10 @@ struct CountBenchRequest {
 // "result_file" set to where it was saved. Throws UsageError for a file that
 // is not regular, an implementation that does not count or a GPU option for a
 // CPU implementation, Unavailable for a GPU implementation without a GPU,
-// Error for a count that disagrees with the reference.
+// Error for a count that disagrees with the reference. A failure once a pass
+// has been timed (the file changed, a read error) still saves the samples
+// taken, in a document marked "incomplete" with the error and without the
+// ratios, and then throws Error naming the file.
 nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<std::string>& argv);
 
 // The lines `histostudy count-bench` prints for a result document.

@@ -307,6 +307,17 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
 }
 
+// An empty --device would mean the default GPU; a user who typed one meant a name.
+const CLI::Validator kNotEmpty(
+    [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
+
+// --chunk and --piece: 0 would read as "count's own", which nobody asked for by typing it.
+std::uint64_t nonzero_size(const std::string& flag, const std::string& text) {
+  const std::uint64_t size = hs::parse_size(text);
+  if (size == 0) throw hs::UsageError(flag + " " + text + ": a size of 0 bytes");
+  return size;
+}
+
 CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {
@@ -374,7 +385,7 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)");
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
-  run->add_option("--device", run_opt.device, kRunDeviceHelp);
+  run->add_option("--device", run_opt.device, kRunDeviceHelp)->check(kNotEmpty);
   run->add_option("--run-id", run_opt.run_id,
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
                   "(--device all sets it; tools/slurm_fleet.sh gives each array job one)");
@@ -399,7 +410,7 @@ int main(int argc, char** argv) {
                     "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
                     "(default: seven eighths of the cores)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
-  count->add_option("--device", count_device, kDeviceHelp);
+  count->add_option("--device", count_device, kDeviceHelp)->check(kNotEmpty);
 
   hs::CountBenchRequest bench;
   std::string bench_chunk;
@@ -414,7 +425,7 @@ int main(int argc, char** argv) {
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
-                              std::to_string(hs::kGpuChunk >> 20) + "MiB)");
+                              std::to_string(hs::kGpuChunk >> 20) + "MiB)")->check(kNotEmpty);
   std::string bench_piece;
   count_bench->add_option("--buffers", bench.buffers,
                           "GPU implementations: pinned buffers in the ring (default count's, " +
@@ -422,8 +433,8 @@ int main(int argc, char** argv) {
       ->check(whole_number_in(2, 64));
   count_bench->add_option("--piece", bench_piece,
                           "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
-                          "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)");
-  count_bench->add_option("--device", bench.device, kDeviceHelp);
+                          "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)")->check(kNotEmpty);
+  count_bench->add_option("--device", bench.device, kDeviceHelp)->check(kNotEmpty);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (four; five for a CPU implementation)")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
@@ -443,7 +454,7 @@ int main(int argc, char** argv) {
   list->add_flag("--json", list_json, "the registry as JSON: names, backends and roles (data/registry.json)");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
   std::string env_device;
-  env->add_option("--device", env_device, kDeviceHelp);
+  env->add_option("--device", env_device, kDeviceHelp)->check(kNotEmpty);
 
   std::vector<std::string> cubin_toolchains, cubin_archs = {"75,90"};
   std::string cubin_dir;
@@ -465,8 +476,8 @@ int main(int argc, char** argv) {
     check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*count_bench) {
-      if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
-      if (!bench_piece.empty()) bench.piece = hs::parse_size(bench_piece);
+      if (!bench_chunk.empty()) bench.chunk = nonzero_size("--chunk", bench_chunk);
+      if (!bench_piece.empty()) bench.piece = nonzero_size("--piece", bench_piece);
       std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
       check_stdout();
       return 0;

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 EXE = sys.argv.pop(1) if len(sys.argv) > 1 else "histostudy"
@@ -23,6 +24,17 @@ def run(*args, stdin=None):
 def independent_count(data: bytes) -> str:
     counts = collections.Counter(data)
     return "".join(f"{v} {counts.get(v, 0)}\n" for v in range(256))
+
+
+def check_counted_from_offset(case, path, data, impl, offset):
+    """count of standard input, a regular file read up to `offset` before: the rest of it, and the offset left at
+    the end, as cat and wc leave it."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        out = subprocess.run([EXE, "count", "--impl", impl], stdin=f, capture_output=True, timeout=120)
+        case.assertEqual(out.returncode, 0, out.stderr)
+        case.assertEqual(out.stdout.decode(), independent_count(data[offset:]))
+        case.assertEqual(os.lseek(f.fileno(), 0, os.SEEK_CUR), len(data))
 
 
 class Count(unittest.TestCase):
@@ -84,6 +96,35 @@ class Count(unittest.TestCase):
         self.assertGreater(doc["count_pct_of_read"], 0)
         self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
 
+    def test_standard_input_counted_from_its_offset_and_left_at_its_end(self):
+        data = os.urandom(3_000_000)
+        path = self.file_with(data)
+        for impl in ("reference", "openmp_fast"):
+            for offset in (0, 1_234_567):
+                with self.subTest(impl=impl, offset=offset):
+                    check_counted_from_offset(self, path, data, impl, offset)
+
+    def test_count_bench_saves_what_it_measured_before_the_file_changed(self):
+        path = self.file_with(os.urandom(32 << 20))
+        out_dir = os.path.join(self.dir.name, "bench")
+        bench = subprocess.Popen([EXE, "count-bench", path, "--rounds", "1000", "-o", out_dir],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        time.sleep(3)   # past the check and the untimed passes (well under 1 s), far from the 1,000th rotation
+        with open(path, "ab") as f:
+            f.write(b"more")
+        out, err = bench.communicate(timeout=120)
+        self.assertEqual((bench.returncode, out), (1, b""))
+        saved = [os.path.join(out_dir, f) for f in os.listdir(out_dir)]
+        self.assertEqual(len(saved), 1)
+        with open(saved[0], encoding="utf-8") as f:
+            doc = json.load(f)
+        error = doc["incomplete"]["error"]   # whichever pass met the change first says it
+        self.assertIn(error, (f"{path}: changed while counted", f"{path}: changed while timed"))
+        self.assertEqual(err.decode(), f"histostudy: error: {error} (what was measured before it is in {saved[0]})\n")
+        self.assertTrue(all(e["samples_s"] for e in doc["entries"]))
+        self.assertLess(min(len(e["samples_s"]) for e in doc["entries"]), 1000)
+        self.assertFalse([k for k in doc if "_pct_" in k])   # no ratio of rotations that did not all run
+
     def test_count_bench_refuses_a_file_whose_copy_would_not_fit(self):
         with open("/proc/meminfo") as f:
             available = next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
@@ -140,7 +181,16 @@ class Count(unittest.TestCase):
         path = self.file_with(b"abc")
         self.expect_error("count", "--impl", "nope", path, code=2, says="unknown implementation 'nope'")
         self.expect_error("count", "--impl", "openmp_read_floor", path, code=2, says="counts nothing")
-        self.expect_error("count-bench", "-", code=2, says="regular file")
+        self.expect_error("count-bench", "-", code=2, says="regular file named by its path, not standard input")
+        self.expect_error("count-bench", os.path.join(self.dir.name, "missing"), code=1, says="No such file")
+        self.expect_error("count-bench", self.dir.name, code=2, says="regular file")
+        for flag in ("--chunk", "--piece"):
+            for zero in ("0", "0B", "0MiB"):
+                self.expect_error("count-bench", path, "--impl", "lane_shared", flag, zero, code=2,
+                                  says=f"{flag} {zero}: a size of 0 bytes")
+            self.expect_error("count-bench", path, flag, "", code=2, says="an empty value names nothing")
+        for command in (["count", path], ["count-bench", path, "--no-save"], ["env"], ["run", "--no-save"]):
+            self.expect_error(*command, "--device", "", code=2, says="--device: an empty value names nothing")
         self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="implementations that count")
         self.expect_error("count-bench", path, "--impl", "read_floor", code=2, says="implementations that count")
         self.expect_error("count-bench", path, "--rounds", "0", code=2, says="rounds")
@@ -208,6 +258,14 @@ class GpuCount(unittest.TestCase):
         for impl in ("lane_shared", "cub"):
             with self.subTest(impl=impl):
                 self.assertEqual(self.count("--impl", impl, stdin=data), independent_count(data))
+
+    def test_standard_input_counted_from_its_offset(self):
+        data = os.urandom(self.CHUNK + 12345)
+        path = self.file_with(data)
+        for impl in ("lane_shared", "cub"):
+            for offset in (0, 1_000_001):
+                with self.subTest(impl=impl, offset=offset):
+                    check_counted_from_offset(self, path, data, impl, offset)
 
     def test_count_bench_checks_times_and_saves(self):
         path = self.file_with(bytes(range(256)) * 12288 + b"odd")  # 3 MiB + 3

@@ -42,6 +42,18 @@ def at_pct(doc, pct, bytes=GIB, control_pct=100.0, cached=1.0):
     return doc
 
 
+def incomplete(doc):
+    """`doc` as count-bench writes it when the file changed after some passes: its last entry never timed, no
+    ratios."""
+    doc = copy.deepcopy(doc)
+    doc["incomplete"] = {"error": "f: changed while counted"}
+    doc["entries"][-1]["samples_s"] = []
+    del doc["entries"][-1]["gbps"]
+    for key in [k for k in doc if "_pct_" in k]:
+        del doc[key]
+    return doc
+
+
 def bench(doc, shown="x.json"):
     return count_bench.parse_bench(shown, doc)
 
@@ -159,6 +171,17 @@ class Refusals(unittest.TestCase):
         older = copy.deepcopy(doc)
         del older["floor"], older["reads_alone"]
         self.assertRefused(older, "written by an older count-bench")
+        self.assertRefused(dict(incomplete(doc), incomplete={}), "'error' is a required property")
+        unsummarized = copy.deepcopy(doc)
+        del unsummarized["entries"][1]["gbps"]
+        self.assertRefused(unsummarized, "'gbps' is a required property")   # only an incomplete bench may lack it
+
+    def test_an_incomplete_bench_is_left_out_with_its_error(self):
+        with self.assertRaises(count_bench.IncompleteBench) as caught:
+            bench(incomplete(committed_bench("cpu")), "runs/count-bench/stopped.json")
+        self.assertEqual(str(caught.exception),
+                         "runs/count-bench/stopped.json: incomplete: count-bench stopped on an error (f: changed while "
+                         "counted); its samples are kept, but no verdict is drawn from them")
 
     def test_truncated_file_is_refused(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -221,6 +244,12 @@ class InThePaper(unittest.TestCase):
         with self.assertRaisesRegex(ResultError, "named twice as count"):
             selection.load(data)
 
+    def test_the_paper_names_no_incomplete_bench(self):
+        data = self.data([(f"{count_bench.FOLDER}/a.json", "count", "fixture")],
+                         {"a.json": incomplete(committed_bench("cpu"))})
+        with self.assertRaisesRegex(ResultError, r"a\.json: incomplete: count-bench stopped on an error"):
+            selection.load(data)
+
     def test_without_count_lines_the_report_says_so(self):
         from plots.tests.test_make_all import build
         data = self.data([], {})
@@ -238,11 +267,14 @@ class InThePaper(unittest.TestCase):
         synthetic.write_json(old, at_pct(doc, 40.0))
         synthetic.write_json(new, dict(at_pct(doc, 45.0), started="2099-01-01T00:00:00Z"))
         synthetic.write_json(older, {k: v for k, v in doc.items() if k != "floor"})
+        stopped = root / "b3.json"
+        synthetic.write_json(stopped, incomplete(doc))
         with contextlib.redirect_stderr(io.StringIO()):
-            runs, benches, left_out = own_appendix.load_files([run, old, new, older])
+            runs, benches, left_out = own_appendix.load_files([run, old, new, older, stopped])
         self.assertEqual([r.path for r in runs], [str(run)])
         self.assertEqual([b.path for b in benches], [str(old), str(new)])
         self.assertIn("written by an older count-bench", left_out[str(older)])
+        self.assertIn("incomplete: count-bench stopped on an error", left_out[str(stopped)])
         chosen = selection.by_content(runs, benches=benches).benches
         self.assertEqual([b.path for b in chosen], [str(new)])   # the newest for its machine, impl, file and plan
 
