@@ -31,13 +31,26 @@ namespace {
 // A missing or unreadable file is an error, as count says it; anything but a
 // non-empty regular file a usage error (stat, not open: opening a FIFO would
 // wait for its writer).
-std::uint64_t bench_file_size(const std::string& path) {
+FileVersion bench_file(const std::string& path) {
   if (path == "-") throw UsageError("count-bench times a regular file named by its path, not standard input");
   struct stat st{};
   if (::stat(path.c_str(), &st) != 0) throw Error(os_error(path, "cannot open"));
   if (!S_ISREG(st.st_mode) || st.st_size == 0)
     throw UsageError(path + ": count-bench times a non-empty regular file (page-cached), not a stream");
-  return std::uint64_t(st.st_size);
+  return {std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+// A count whose bins differ from the reference's: the file is not the one the
+// bench began with (a pass that opened it after it changed counts the new
+// bytes whole, and the reference counted the old), or `impl` miscounted.
+[[noreturn]] void count_differs(const std::string& impl, const std::string& path, const FileVersion& began) {
+  bool same = false;
+  try {
+    same = bench_file(path) == began;
+  } catch (const Error&) {  // gone, or no longer a regular file: changed too
+  }
+  if (!same) throw Error(path + ": changed while timed");
+  throw Error(impl + " miscounted " + path + " (bins differ from the reference's)");
 }
 
 // Fraction of the file's pages in the page cache (mincore on a mapping that
@@ -197,14 +210,14 @@ std::shared_ptr<std::vector<std::uint8_t>> file_bytes(const std::string& path, s
   return bytes;
 }
 
-Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
+Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, const FileVersion& file) {
+  const std::uint64_t size = file.size;
   auto cpu = std::shared_ptr<Executor>(make_cpu_executor());
   const int threads = cpu::resolve_threads(impl.name == "reference" ? 1 : request.threads);
   check_copy_fits(request.path, size);
   const Bins want = count_stream(request.path, find_implementation("reference"), *cpu, 1);
   auto count_pass = [=, &impl] {
-    if (count_stream(request.path, impl, *cpu, request.threads) != want)
-      throw Error(request.impl + " miscounted " + request.path + " (bins differ from the reference's)");
+    if (count_stream(request.path, impl, *cpu, request.threads) != want) count_differs(request.impl, request.path, file);
   };
   const std::string path = request.path;
   auto read_pass = [=] { check_bytes(path, read_and_discard(path, kCpuChunk), size); };
@@ -274,7 +287,8 @@ struct GpuBench {
   Bins want{};
 };
 
-Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, std::uint64_t size) {
+Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, const FileVersion& file) {
+  const std::uint64_t size = file.size;
   auto g = std::make_shared<GpuBench>();
   g->ex = make_executors({"nvcc"}, "none", request.device);
   g->gpu = &executor_for(g->ex, impl);
@@ -288,7 +302,7 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, st
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
     if (count_on_gpu(fd.get(), path, opened_version(fd, path), *g->stream, threads, plan.piece) != g->want)
-      throw Error(name + " miscounted " + path + " (bins differ from the reference's)");
+      count_differs(name, path, file);
   };
   auto h2d_pass = [=] { g->stream->copy(size); };
   auto pread_pass = [=] {
@@ -348,6 +362,35 @@ void time_rotations(std::vector<Entry>& entries, int rounds) {
     }
 }
 
+// Each entry's name, what it does, every sample and (where it has any) its
+// GB/s summary.
+nlohmann::json measured_entries(const std::vector<Entry>& entries, std::uint64_t size) {
+  nlohmann::json measured = nlohmann::json::array();
+  for (const auto& e : entries) {
+    nlohmann::json entry = {{"name", e.name}, {"what", e.what}, {"samples_s", e.seconds}};
+    if (!e.seconds.empty()) {
+      std::vector<double> gbps;
+      for (double s : e.seconds) gbps.push_back(double(size) / s / 1e9);
+      entry["gbps"] = summarize(gbps).to_json();
+    }
+    measured.push_back(entry);
+  }
+  return measured;
+}
+
+// The same run's ratios of medians (entries as Bench orders them: count, the
+// floor, the floor again, count's reads alone[, its counting alone]).
+void add_ratios(nlohmann::json& doc, const std::string& floor, const nlohmann::json& entries) {
+  auto median = [&](std::size_t k) { return entries[k]["gbps"]["median"].get<double>(); };
+  doc["count_pct_of_" + floor] = 100.0 * median(0) / median(1);
+  doc["control_pct_of_" + floor] = 100.0 * median(2) / median(1);
+  doc["count_pct_of_pread"] = 100.0 * median(0) / median(3);
+  if (entries.size() > 4) {
+    doc["counting_alone"]["pct_of_" + floor] = 100.0 * median(4) / median(1);
+    doc["counting_alone"]["count_pct_of_it"] = 100.0 * median(0) / median(4);
+  }
+}
+
 }  // namespace
 
 nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<std::string>& argv) {
@@ -373,10 +416,11 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   if (!request.chunk && kGpuChunk % piece)
     throw UsageError("--piece " + with_commas(piece) + " does not divide count's chunk (" + with_commas(kGpuChunk) +
                      " bytes): name a --chunk too");
-  const std::uint64_t size = bench_file_size(request.path);
+  const FileVersion file = bench_file(request.path);
+  const std::uint64_t size = file.size;
   if (!request.no_save) check_writable_dir(request.out_dir);
   const std::string started = utc_now();
-  Bench bench = on_gpu ? gpu_bench(request, impl, size) : cpu_bench(request, impl, size);
+  Bench bench = on_gpu ? gpu_bench(request, impl, file) : cpu_bench(request, impl, file);
 
   auto& entries = bench.entries;
   const double cached_before = page_cached_fraction(request.path, size);
@@ -395,19 +439,6 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                           (use_after.this_process_s - use_before.this_process_s);
   const double cached_after = page_cached_fraction(request.path, size);
 
-  nlohmann::json measured = nlohmann::json::array();
-  std::vector<double> medians;
-  for (const auto& e : entries) {
-    nlohmann::json entry = {{"name", e.name}, {"what", e.what}, {"samples_s", e.seconds}};
-    if (!e.seconds.empty()) {
-      std::vector<double> gbps;
-      for (double s : e.seconds) gbps.push_back(double(size) / s / 1e9);
-      const Summary summary = summarize(gbps);
-      medians.push_back(summary.median);
-      entry["gbps"] = summary.to_json();
-    }
-    measured.push_back(entry);
-  }
   nlohmann::json doc = {
       {"format", "histostudy-count-bench"},
       {"version", 1},
@@ -424,22 +455,15 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
       {"order", "rotating: round r starts at entry r mod " + std::to_string(entries.size())},
-      {"entries", measured},
+      {"entries", measured_entries(entries, size)},
       {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
       {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
   };
   if (entries.size() > 4) doc["counting_alone"] = {{"entry", entries[4].name}};
-  if (stopped.empty()) {  // the ratios: only of whole rotations
-    doc["count_pct_of_" + bench.floor] = 100.0 * medians[0] / medians[1];
-    doc["control_pct_of_" + bench.floor] = 100.0 * medians[2] / medians[1];
-    doc["count_pct_of_pread"] = 100.0 * medians[0] / medians[3];
-    if (entries.size() > 4) {
-      doc["counting_alone"]["pct_of_" + bench.floor] = 100.0 * medians[4] / medians[1];
-      doc["counting_alone"]["count_pct_of_it"] = 100.0 * medians[0] / medians[4];
-    }
-  } else {
+  if (stopped.empty())
+    add_ratios(doc, bench.floor, doc["entries"]);
+  else
     doc["incomplete"] = {{"error", stopped}};
-  }
   doc.update(bench.record);
   if (on_gpu) doc["environment"]["gpu_state_after"] = bench.device_state();
   if (!request.no_save) doc["result_file"] = write_result(doc, request.out_dir, utc_now(true) + "_count-bench_" + bench.stem).string();

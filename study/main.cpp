@@ -26,6 +26,7 @@
 #include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/count_bench.hpp"
+#include "study/progress.hpp"
 #include "study/env.hpp"
 #include "study/experiments.hpp"
 #include "study/files.hpp"
@@ -230,7 +231,10 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
   const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
-  const hs::Bins bins = hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
+  const hs::Bins bins = [&] {
+    const hs::ReadProgress progress("histostudy count: read");
+    return hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
+  }();
   std::string out;
   for (int v = 0; v < hs::kBins; ++v) out += std::to_string(v) + " " + std::to_string(bins[v]) + "\n";
   std::cout << out;

@@ -6,8 +6,11 @@ import collections
 import json
 import os
 import pathlib
+import pty
 import random
+import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -103,6 +106,23 @@ class Count(unittest.TestCase):
             for offset in (0, 1_234_567):
                 with self.subTest(impl=impl, offset=offset):
                     check_counted_from_offset(self, path, data, impl, offset)
+
+    def test_a_long_count_shows_its_progress_on_a_terminal_only(self):
+        def interrupted(stderr):   # count of a stream that never ends, stopped after 3.5 s as a person would
+            count = subprocess.Popen([EXE, "count", "/dev/zero"], stdout=subprocess.PIPE, stderr=stderr)
+            time.sleep(3.5)
+            count.send_signal(signal.SIGINT)
+            out, err = count.communicate(timeout=30)
+            self.assertEqual((count.returncode, out), (-signal.SIGINT, b""))   # as a shell reports 130
+            return err
+        self.assertEqual(interrupted(subprocess.PIPE), b"")   # a log or a pipe gets nothing
+        main, terminal = pty.openpty()
+        try:
+            interrupted(terminal)
+            shown = os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
+        finally:
+            os.close(main), os.close(terminal)
+        self.assertRegex(shown, r"^\r\x1b\[Khistostudy count: read \d+\.\d GB \(\d+\.\d GB/s\)")
 
     def test_count_bench_saves_what_it_measured_before_the_file_changed(self):
         path = self.file_with(os.urandom(32 << 20))

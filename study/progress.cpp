@@ -1,0 +1,57 @@
+#include "study/progress.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <utility>
+
+namespace hs {
+
+std::optional<std::uint64_t> bytes_read_by_process() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return std::nullopt;
+}
+
+std::string progress_line(const std::string& what, std::uint64_t bytes, double seconds) {
+  char line[128];
+  std::snprintf(line, sizeof line, "%s %.1f GB (%.1f GB/s)", what.c_str(), double(bytes) / 1e9,
+                seconds > 0 ? double(bytes) / seconds / 1e9 : 0.0);
+  return line;
+}
+
+ReadProgress::ReadProgress(std::string what, std::chrono::milliseconds after, std::chrono::milliseconds every)
+    : what_(std::move(what)) {
+  if (::isatty(STDERR_FILENO) && bytes_read_by_process())
+    thread_ = std::thread([this, after, every] { show(after, every); });
+}
+
+ReadProgress::~ReadProgress() {
+  if (!thread_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  thread_.join();
+  if (shown_) std::fputs("\r\033[K", stderr);  // the line erased: what follows starts clean
+}
+
+void ReadProgress::show(std::chrono::milliseconds after, std::chrono::milliseconds every) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t before = bytes_read_by_process().value_or(0);
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (auto wait = after; !stop_.wait_for(lock, wait, [this] { return stopping_; }); wait = every) {
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::uint64_t read = bytes_read_by_process().value_or(before) - before;
+    std::fprintf(stderr, "\r\033[K%s", progress_line(what_, read, seconds).c_str());
+    std::fflush(stderr);
+    shown_ = true;
+  }
+}
+
+}  // namespace hs
