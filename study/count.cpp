@@ -496,7 +496,9 @@ namespace {
 
 // Standard input that is a regular file is counted from where its offset
 // stands, as cat and wc do, and left at its end: from its start by preads
-// (which move no offset, hence the seek after), else read as a stream.
+// (which move no offset, hence the seek after), else read as a stream by one
+// thread, and refused as changed if its version at the end is not the one
+// it had when opened.
 bool at_start(int fd) { return ::lseek(fd, 0, SEEK_CUR) == 0; }
 
 void leave_at_end(int fd, const Bins& bins, const std::string& name) {
@@ -529,9 +531,13 @@ Bins count_stream(const std::string& path, const Implementation& impl, Executor&
   Fd fd(open_for_reading(path));
   const bool standard_input = path == "-";
   const std::string name = standard_input ? "standard input" : path;
-  auto version = regular_file_version(fd.get());
+  const auto version = regular_file_version(fd.get());
   if (!standard_input || !version) return count_open(fd.get(), name, version, impl, executor, threads);
-  if (!at_start(fd.get())) return count_open(fd.get(), name, std::nullopt, impl, executor, threads);
+  if (!at_start(fd.get())) {
+    const Bins rest = count_open(fd.get(), name, std::nullopt, impl, executor, threads);
+    if (regular_file_version(fd.get()) != version) throw changed_while_counted(name);
+    return rest;
+  }
   const Bins bins = count_open(fd.get(), name, version, impl, executor, threads);
   leave_at_end(fd.get(), bins, name);
   return bins;

@@ -28,7 +28,7 @@
 namespace hs {
 namespace {
 
-// A missing or unreadable file is an error, as count says it; anything but a
+// A path that names nothing is an error, as count says it; anything but a
 // non-empty regular file a usage error (stat, not open: opening a FIFO would
 // wait for its writer).
 FileVersion bench_file(const std::string& path) {
@@ -37,12 +37,13 @@ FileVersion bench_file(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0) throw Error(os_error(path, "cannot open"));
   if (!S_ISREG(st.st_mode) || st.st_size == 0)
     throw UsageError(path + ": count-bench times a non-empty regular file (page-cached), not a stream");
-  return {std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+  return version_of(st);
 }
 
 // A count whose bins differ from the reference's: the file is not the one the
-// bench began with (a pass that opened it after it changed counts the new
-// bytes whole, and the reference counted the old), or `impl` miscounted.
+// bench began with, to the file system's time resolution (a pass that opened
+// it after it changed counts the new bytes whole, and the reference counted
+// the old), or `impl` miscounted.
 [[noreturn]] void count_differs(const std::string& impl, const std::string& path, const FileVersion& began) {
   bool same = false;
   try {
@@ -429,6 +430,8 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   std::string stopped;  // the error that ended the timing early: what was measured before it is still saved
   try {
     time_rotations(entries, request.rounds);
+  } catch (const UsageError&) {
+    throw;
   } catch (const std::exception& e) {
     if (std::none_of(entries.begin(), entries.end(), [](const Entry& x) { return !x.seconds.empty(); })) throw;
     stopped = e.what();
@@ -437,7 +440,12 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   const CpuUse use_after = cpu_use_now();
   const double others_s = (use_after.machine_busy_s - use_before.machine_busy_s) -
                           (use_after.this_process_s - use_before.this_process_s);
-  const double cached_after = page_cached_fraction(request.path, size);
+  double cached_after = -1;  // not measured: the file may be gone once a pass failed
+  try {
+    cached_after = page_cached_fraction(request.path, size);
+  } catch (const Error&) {
+    if (stopped.empty()) throw;
+  }
 
   nlohmann::json doc = {
       {"format", "histostudy-count-bench"},

@@ -173,10 +173,14 @@ std::size_t read_until(std::size_t size, const std::string& path, Call call) {
 
 }  // namespace
 
+FileVersion version_of(const struct stat& st) {
+  return FileVersion{std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 std::optional<FileVersion> regular_file_version(int fd) {
   struct stat st{};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return FileVersion{std::uint64_t(st.st_size), std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+  return version_of(st);
 }
 
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path) {

@@ -6,6 +6,8 @@
 // written through, and a temporary file never outlives an error or a
 // termination signal.
 #pragma once
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -52,6 +54,8 @@ struct FileVersion {
 };
 // fd's version; nothing for pipes, terminals, directories and the like.
 std::optional<FileVersion> regular_file_version(int fd);
+// The version a stat of a regular file gives.
+FileVersion version_of(const struct stat& st);
 
 // Fills as much of `buf` as the stream gives; 0 at the end. Throws Error.
 std::size_t read_some(int fd, std::uint8_t* buf, std::size_t size, const std::string& path);

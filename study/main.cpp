@@ -8,6 +8,8 @@
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
 //   histostudy cubins             NVRTC-built cubins for the codegen audit (no GPU needed)
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -20,13 +22,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
 #include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/count_bench.hpp"
-#include "study/progress.hpp"
 #include "study/env.hpp"
 #include "study/experiments.hpp"
 #include "study/files.hpp"
@@ -34,6 +36,7 @@
 #include "study/error.hpp"
 #include "study/inputs.hpp"
 #include "study/nvml.hpp"
+#include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/report.hpp"
 #include "study/results.hpp"
@@ -232,7 +235,8 @@ int count_command(const std::string& impl_name, const std::string& path, int thr
   const hs::Implementation& impl = hs::find_implementation(impl_name);
   const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
   const hs::Bins bins = [&] {
-    const hs::ReadProgress progress("histostudy count: read");
+    std::optional<hs::ReadProgress> progress;  // not over what a person types into the count
+    if (!(path == "-" && ::isatty(STDIN_FILENO))) progress.emplace("histostudy count: read");
     return hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
   }();
   std::string out;
@@ -315,12 +319,17 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
 const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
 
-// --chunk and --piece: 0 would read as "count's own", which nobody asked for by typing it.
-std::uint64_t nonzero_size(const std::string& flag, const std::string& text) {
-  const std::uint64_t size = hs::parse_size(text);
-  if (size == 0) throw hs::UsageError(flag + " " + text + ": a size of 0 bytes");
-  return size;
-}
+// --chunk and --piece: a size, not 0 (which would read as "count's own", and
+// nobody asks for that by typing it).
+const CLI::Validator kNonzeroSize(
+    [](std::string& text) -> std::string {
+      try {
+        return hs::parse_size(text) == 0 ? text + " is a size of 0 bytes" : "";
+      } catch (const hs::UsageError& e) {
+        return e.what();
+      }
+    },
+    "SIZE");
 
 CLI::Validator number_in(double lo, double hi) {
   return CLI::Validator(
@@ -429,7 +438,7 @@ int main(int argc, char** argv) {
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
-                              std::to_string(hs::kGpuChunk >> 20) + "MiB)")->check(kNotEmpty);
+                              std::to_string(hs::kGpuChunk >> 20) + "MiB)")->check(kNonzeroSize);
   std::string bench_piece;
   count_bench->add_option("--buffers", bench.buffers,
                           "GPU implementations: pinned buffers in the ring (default count's, " +
@@ -437,7 +446,7 @@ int main(int argc, char** argv) {
       ->check(whole_number_in(2, 64));
   count_bench->add_option("--piece", bench_piece,
                           "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
-                          "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)")->check(kNotEmpty);
+                          "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)")->check(kNonzeroSize);
   count_bench->add_option("--device", bench.device, kDeviceHelp)->check(kNotEmpty);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (four; five for a CPU implementation)")->capture_default_str()
       ->check(whole_number_in(1, 1000));
@@ -480,8 +489,8 @@ int main(int argc, char** argv) {
     check_thread_variable();
     if (*count) return count_command(count_impl, count_path, count_threads, count_device);
     if (*count_bench) {
-      if (!bench_chunk.empty()) bench.chunk = nonzero_size("--chunk", bench_chunk);
-      if (!bench_piece.empty()) bench.piece = nonzero_size("--piece", bench_piece);
+      if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
+      if (!bench_piece.empty()) bench.piece = hs::parse_size(bench_piece);
       std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
       check_stdout();
       return 0;

@@ -19,7 +19,8 @@ namespace hs {
 // cannot be read.
 std::optional<std::uint64_t> bytes_read_by_process();
 
-// "counted 12.9 GB (6.3 GB/s)": the line a ReadProgress shows.
+// "histostudy count: read 12.9 GB (6.3 GB/s)" for `what` "histostudy count: read":
+// the line a ReadProgress shows.
 std::string progress_line(const std::string& what, std::uint64_t bytes, double seconds);
 
 class ReadProgress {

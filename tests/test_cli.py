@@ -10,7 +10,6 @@ import pty
 import random
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -108,42 +107,76 @@ class Count(unittest.TestCase):
                     check_counted_from_offset(self, path, data, impl, offset)
 
     def test_a_long_count_shows_its_progress_on_a_terminal_only(self):
-        def interrupted(stderr):   # count of a stream that never ends, stopped after 3.5 s as a person would
-            count = subprocess.Popen([EXE, "count", "/dev/zero"], stdout=subprocess.PIPE, stderr=stderr)
-            time.sleep(3.5)
-            count.send_signal(signal.SIGINT)
+        def count_slow_stream(stderr, seconds):   # a stream whose writer takes `seconds` to finish
+            count = subprocess.Popen([EXE, "count"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr)
+            count.stdin.write(b"abc" * 1000), count.stdin.flush()
+            time.sleep(seconds)
             out, err = count.communicate(timeout=30)
-            self.assertEqual((count.returncode, out), (-signal.SIGINT, b""))   # as a shell reports 130
+            self.assertEqual((count.returncode, out.decode()), (0, independent_count(b"abc" * 1000)))
             return err
-        self.assertEqual(interrupted(subprocess.PIPE), b"")   # a log or a pipe gets nothing
-        main, terminal = pty.openpty()
-        try:
-            interrupted(terminal)
-            shown = os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
-        finally:
-            os.close(main), os.close(terminal)
-        self.assertRegex(shown, r"^\r\x1b\[Khistostudy count: read \d+\.\d GB \(\d+\.\d GB/s\)")
 
-    def test_count_bench_saves_what_it_measured_before_the_file_changed(self):
+        def on_a_terminal(seconds):
+            main, terminal = pty.openpty()
+            try:
+                count_slow_stream(terminal, seconds)
+                return os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
+            finally:
+                os.close(main), os.close(terminal)
+
+        self.assertEqual(count_slow_stream(subprocess.PIPE, 3.5), b"")   # a log or a pipe gets nothing
+        self.assertEqual(on_a_terminal(0.5), "")                          # nor a count shorter than 2 s
+        shown = on_a_terminal(3.5)
+        self.assertRegex(shown, r"^\r\x1b\[Khistostudy count: read \d+\.\d GB \(\d+\.\d GB/s\)")
+        self.assertTrue(shown.endswith("\r\x1b[K"), repr(shown))         # erased at the end
+
+    def test_standard_input_at_an_offset_that_changes_while_counted_is_refused(self):
+        path = self.file_with(os.urandom(256 << 20))
+        with open(path, "rb") as f:
+            f.seek(1)
+            count = subprocess.Popen([EXE, "count", "--impl", "reference"], stdin=f, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE)
+            with open(path, "ab") as grow:
+                while count.poll() is None:   # it grows all the while: the count cannot miss it
+                    grow.write(b"x" * 65536), grow.flush(), time.sleep(0.01)
+            out, err = count.communicate(timeout=60)
+        self.assertEqual((count.returncode, out), (1, b""))
+        self.assertEqual(err.decode(), "histostudy: error: standard input: changed while counted\n")
+
+    def bench_stopped(self, change):
+        """count-bench of a 32 MiB file that `change` changes once its passes are being timed: the incomplete
+        file it saved, and its error."""
         path = self.file_with(os.urandom(32 << 20))
         out_dir = os.path.join(self.dir.name, "bench")
         bench = subprocess.Popen([EXE, "count-bench", path, "--rounds", "1000", "-o", out_dir],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         time.sleep(3)   # past the check and the untimed passes (well under 1 s), far from the 1,000th rotation
-        with open(path, "ab") as f:
-            f.write(b"more")
+        self.assertIsNone(bench.poll(), "count-bench ended before the file changed")
+        change(path)
         out, err = bench.communicate(timeout=120)
-        self.assertEqual((bench.returncode, out), (1, b""))
+        self.assertEqual((bench.returncode, out), (1, b""), err)
         saved = [os.path.join(out_dir, f) for f in os.listdir(out_dir)]
         self.assertEqual(len(saved), 1)
         with open(saved[0], encoding="utf-8") as f:
             doc = json.load(f)
-        error = doc["incomplete"]["error"]   # whichever pass met the change first says it
-        self.assertIn(error, (f"{path}: changed while counted", f"{path}: changed while timed"))
+        error = doc["incomplete"]["error"]
         self.assertEqual(err.decode(), f"histostudy: error: {error} (what was measured before it is in {saved[0]})\n")
         self.assertTrue(all(e["samples_s"] for e in doc["entries"]))
         self.assertLess(min(len(e["samples_s"]) for e in doc["entries"]), 1000)
         self.assertFalse([k for k in doc if "_pct_" in k])   # no ratio of rotations that did not all run
+        return doc, error, path
+
+    def test_count_bench_saves_what_it_measured_before_the_file_changed(self):
+        def grow(path):
+            with open(path, "ab") as f:
+                f.write(b"more")
+        doc, error, path = self.bench_stopped(grow)
+        self.assertIn(error, (f"{path}: changed while counted", f"{path}: changed while timed"))   # whichever pass met it
+        self.assertGreaterEqual(doc["file"]["page_cached_after"], 0)   # measured: the file is there
+
+    def test_count_bench_saves_what_it_measured_before_the_file_was_removed(self):
+        doc, error, path = self.bench_stopped(os.remove)
+        self.assertIn(error, (f"{path}: cannot open (No such file or directory)", f"{path}: changed while timed"))
+        self.assertEqual(doc["file"]["page_cached_after"], -1)   # not measured: it is gone
 
     def test_count_bench_refuses_a_file_whose_copy_would_not_fit(self):
         with open("/proc/meminfo") as f:
@@ -207,8 +240,8 @@ class Count(unittest.TestCase):
         for flag in ("--chunk", "--piece"):
             for zero in ("0", "0B", "0MiB"):
                 self.expect_error("count-bench", path, "--impl", "lane_shared", flag, zero, code=2,
-                                  says=f"{flag} {zero}: a size of 0 bytes")
-            self.expect_error("count-bench", path, flag, "", code=2, says="an empty value names nothing")
+                                  says=f"{flag}: {zero} is a size of 0 bytes")
+            self.expect_error("count-bench", path, flag, "", code=2, says=f"{flag}: empty size")
         for command in (["count", path], ["count-bench", path, "--no-save"], ["env"], ["run", "--no-save"]):
             self.expect_error(*command, "--device", "", code=2, says="--device: an empty value names nothing")
         self.expect_error("count-bench", path, "--impl", "openmp_read_floor", code=2, says="implementations that count")

@@ -188,6 +188,9 @@ print("| impl | file | plan | count GB/s (p10-p90) | floor GB/s | A/A | count % 
 print("|---|---|---|---:|---:|---:|---:|---:|---:|")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     d = json.load(open(path))
+    if "incomplete" in d:  # stopped on an error after some passes: its samples kept, no ratios
+        print(f"| {d['impl']} | {os.path.basename(d['file']['path'])} | incomplete: {d['incomplete']['error']} |")
+        continue
     g = {e["name"]: e["gbps"] for e in d["entries"]}
     floor = d["floor"]["name"]
     plan = (f"{d['chunk_bytes'] >> 20} MiB x {d['buffers']}, " if "chunk_bytes" in d else "") + f"{d['threads']} threads"

@@ -119,13 +119,17 @@ class Verdicts(unittest.TestCase):
             return reports.count_prose(types.SimpleNamespace(benches=list(benches)))
 
         self.assertIn("On the file not met, count's own reads alone ran at 79.6% of the floor, under 80%, and count "
-                      "at 98% of them: the reading bound count there", prose(gpu_file(78.0, 79.6)))
+                      "at 98% of them (medians): the reading bound count there", prose(gpu_file(78.0, 79.6)))
         self.assertIn("On the 2 files not met, count's own reads alone ran at 70.0 to 79.6% of the floor",
-                      prose(gpu_file(78.0, 79.6), gpu_file(60.0, 70.0), gpu_file(90.0, 95.0)))
+                      prose(gpu_file(78.0, 79.6), gpu_file(68.0, 70.0), gpu_file(90.0, 95.0)))
         for unbound in ([gpu_file(78.0, 80.0)],                       # its reads reached the target
                         [gpu_file(78.0, 79.6), gpu_file(70.0, 90.0)],  # one missed with its reads fast enough
-                        [gpu_file(85.0, 79.0)]):                      # none missed
+                        [gpu_file(85.0, 79.0)],                       # none missed
+                        [gpu_file(70.0, 79.0)]):                      # count at 89% of its reads: not only them
             self.assertNotIn("the reading bound", prose(*unbound))
+        self.assertIn("the reading bound", prose(gpu_file(75.0, 78.9)))  # count at 95% of its reads: within 5%
+        cpu = committed_bench("cpu")
+        self.assertNotIn("the reading bound", prose(bench(at_pct(cpu, 50.0))))   # its counting alone binds
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
         cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))

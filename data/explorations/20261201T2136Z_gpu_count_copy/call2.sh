@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# For the GPU machine's copy of the tree only: it writes 1 GiB files into the working directory.
 # One device call: read_probe on a 1 GiB file in /dev/shm and on ext4, twice each, alternating.
 set -u
 P=.deps/h200/probe/read_probe

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# For the GPU machine's copy of the tree only: it writes 1 GiB files into the working directory and removes build-gpu.
 # One device call: the register probe and count-bench on the same files, alternating.
 set -u
 P=.deps/h200/probe/register_probe
