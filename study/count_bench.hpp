@@ -44,10 +44,11 @@ struct CountBenchRequest {
 };
 
 // Measures, saves (unless no_save) and returns the result document, with
-// "result_file" set to where it was saved. Throws Error for a path that names
-// nothing, UsageError for a file that is not regular, an implementation that does not count or a GPU option for a
-// CPU implementation, Unavailable for a GPU implementation without a GPU,
-// Error for a count that disagrees with the reference. A failure once a pass
+// "result_file" set to where it was saved. Throws Error for a path that
+// names nothing, UsageError for a file that is not regular, an
+// implementation that does not count or a GPU option for a CPU
+// implementation, Unavailable for a GPU implementation without a GPU, Error
+// for a count that disagrees with the reference. A failure once a pass
 // has been timed (the file changed, a read error) still saves the samples
 // taken, in a document marked "incomplete" with the error and without the
 // ratios, and then throws Error naming the file.

@@ -2,12 +2,22 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
+#include <string>
 #include <utility>
 
 namespace hs {
+namespace {
 
+// Shorter counts show nothing; longer ones a fresh figure each second.
+constexpr auto kAfter = std::chrono::seconds(2), kEvery = std::chrono::seconds(1);
+
+// Bytes this process has read (rchar of /proc/self/io); nothing where that
+// cannot be read.
 std::optional<std::uint64_t> bytes_read_by_process() {
   std::ifstream io("/proc/self/io");
   std::string key;
@@ -24,10 +34,10 @@ std::string progress_line(const std::string& what, std::uint64_t bytes, double s
   return line;
 }
 
-ReadProgress::ReadProgress(std::string what, std::chrono::milliseconds after, std::chrono::milliseconds every)
-    : what_(std::move(what)) {
-  if (::isatty(STDERR_FILENO) && bytes_read_by_process())
-    thread_ = std::thread([this, after, every] { show(after, every); });
+}  // namespace
+
+ReadProgress::ReadProgress(std::string what) : what_(std::move(what)) {
+  if (::isatty(STDERR_FILENO) && bytes_read_by_process()) thread_ = std::thread([this] { show(); });
 }
 
 ReadProgress::~ReadProgress() {
@@ -41,11 +51,11 @@ ReadProgress::~ReadProgress() {
   if (shown_) std::fputs("\r\033[K", stderr);  // the line erased: what follows starts clean
 }
 
-void ReadProgress::show(std::chrono::milliseconds after, std::chrono::milliseconds every) {
+void ReadProgress::show() {
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t before = bytes_read_by_process().value_or(0);
   std::unique_lock<std::mutex> lock(mutex_);
-  for (auto wait = after; !stop_.wait_for(lock, wait, [this] { return stopping_; }); wait = every) {
+  for (std::chrono::milliseconds wait = kAfter; !stop_.wait_for(lock, wait, [this] { return stopping_; }); wait = kEvery) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::uint64_t read = bytes_read_by_process().value_or(before) - before;
     std::fprintf(stderr, "\r\033[K%s", progress_line(what_, read, seconds).c_str());

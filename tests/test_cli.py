@@ -28,15 +28,17 @@ def independent_count(data: bytes) -> str:
     return "".join(f"{v} {counts.get(v, 0)}\n" for v in range(256))
 
 
-def check_counted_from_offset(case, path, data, impl, offset):
-    """count of standard input, a regular file read up to `offset` before: the rest of it, and the offset left at
-    the end, as cat and wc leave it."""
-    with open(path, "rb") as f:
-        f.seek(offset)
-        out = subprocess.run([EXE, "count", "--impl", impl], stdin=f, capture_output=True, timeout=120)
-        case.assertEqual(out.returncode, 0, out.stderr)
-        case.assertEqual(out.stdout.decode(), independent_count(data[offset:]))
-        case.assertEqual(os.lseek(f.fileno(), 0, os.SEEK_CUR), len(data))
+def check_counted_from_offsets(case, path, data, impls, offsets):
+    """count of standard input, the regular file `path` (holding `data`) read up to each offset before, by each
+    implementation: the rest of it, and the offset left at the end, as cat and wc leave it."""
+    for impl in impls:
+        for offset in offsets:
+            with case.subTest(impl=impl, offset=offset), open(path, "rb") as f:
+                f.seek(offset)
+                out = subprocess.run([EXE, "count", "--impl", impl], stdin=f, capture_output=True, timeout=120)
+                case.assertEqual(out.returncode, 0, out.stderr)
+                case.assertEqual(out.stdout.decode(), independent_count(data[offset:]))
+                case.assertEqual(os.lseek(f.fileno(), 0, os.SEEK_CUR), len(data))
 
 
 class Count(unittest.TestCase):
@@ -101,10 +103,7 @@ class Count(unittest.TestCase):
     def test_standard_input_counted_from_its_offset_and_left_at_its_end(self):
         data = os.urandom(3_000_000)
         path = self.file_with(data)
-        for impl in ("reference", "openmp_fast"):
-            for offset in (0, 1_234_567):
-                with self.subTest(impl=impl, offset=offset):
-                    check_counted_from_offset(self, path, data, impl, offset)
+        check_counted_from_offsets(self, path, data, ("reference", "openmp_fast"), (0, 1_234_567))
 
     def test_a_long_count_shows_its_progress_on_a_terminal_only(self):
         def count_slow_stream(stderr, seconds):   # a stream whose writer takes `seconds` to finish
@@ -315,10 +314,7 @@ class GpuCount(unittest.TestCase):
     def test_standard_input_counted_from_its_offset(self):
         data = os.urandom(self.CHUNK + 12345)
         path = self.file_with(data)
-        for impl in ("lane_shared", "cub"):
-            for offset in (0, 1_000_001):
-                with self.subTest(impl=impl, offset=offset):
-                    check_counted_from_offset(self, path, data, impl, offset)
+        check_counted_from_offsets(self, path, data, ("lane_shared", "cub"), (0, 1_000_001))
 
     def test_count_bench_checks_times_and_saves(self):
         path = self.file_with(bytes(range(256)) * 12288 + b"odd")  # 3 MiB + 3
