@@ -112,6 +112,7 @@ class Bench:
     floor_what = property(lambda self: self.doc["floor"]["what"])
     reads_entry = property(lambda self: self.doc["reads_alone"]["entry"])
     others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
+    steal_s = property(lambda self: (self.doc.get("machine") or {}).get("steal_s"))  # absent before steal was recorded
     timed_s = property(lambda self: (self.doc.get("machine") or {}).get("timed_s"))
 
     def entry(self, name):
@@ -194,6 +195,11 @@ def _gbps_cell(found):
     return f"{fmt.number(found['median'], 1)} ({fmt.number(found['p10'], 1)}..{fmt.number(found['p90'], 1)})"
 
 
+def _others_cell(bench):
+    others = fmt.number(bench.others_cpu_s, 2)
+    return others if bench.steal_s is None else f"{others} ({fmt.number(bench.steal_s, 2)} stolen)"
+
+
 def bench_table(benches):
     columns = ["machine", "commit", "impl", "plan", "file", "cached", "others' CPU s", "count GB/s", "floor",
                "floor GB/s", "A/A", "count % of floor", "its reads alone GB/s", "counting alone % of floor",
@@ -202,7 +208,7 @@ def bench_table(benches):
     for b in benches:
         rows.append([b.machine, commit_line(b.doc["provenance"]), b.impl, b.plan,
                      f"{b.file_name} ({fmt.size_words(b.bytes)})", fmt.number(b.cached, 2),
-                     fmt.number(b.others_cpu_s, 2),
+                     _others_cell(b),
                      _gbps_cell(b.gbps(COUNT)), b.floor_entry,
                      _gbps_cell(b.gbps(b.floor_entry)), fmt.pct(b.control_pct), fmt.pct(b.count_pct),
                      fmt.number(b.gbps(b.reads_entry)["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
@@ -210,7 +216,8 @@ def bench_table(benches):
     notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
              "page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). Every pass's bins "
              "were checked against the reference's before the file was written. Commit: what the binary was built "
-             "from. Others' CPU s: CPU seconds other processes used while the samples were taken.",
+             "from. Others' CPU s: CPU seconds other processes used while the samples were taken; of them, where "
+             "recorded, those the hypervisor stole (gave other guests while this machine's CPUs had work).",
              "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors.items()) + ". A/A: the floor timed again, "
              "as a percent of itself: what 'same' looks like in that file. Cached: the fraction of the file in the "
              "page cache before the first pass.",

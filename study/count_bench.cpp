@@ -124,9 +124,10 @@ nlohmann::json cpu_identity() {
 
 // CPU seconds the whole machine spent busy (/proc/stat) and this process
 // used (getrusage): their difference over a run is what other processes
-// took from it.
+// took from it. Of the busy seconds, steal_s are those the hypervisor gave
+// other guests while this machine's CPUs had work (0 off a virtual machine).
 struct CpuUse {
-  double machine_busy_s = 0, this_process_s = 0;
+  double machine_busy_s = 0, steal_s = 0, this_process_s = 0;
 };
 
 CpuUse cpu_use_now() {
@@ -134,8 +135,11 @@ CpuUse cpu_use_now() {
   std::ifstream stat("/proc/stat");
   std::string cpu;
   unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)
-    use.machine_busy_s = double(user + nice + system + irq + softirq + steal) / double(::sysconf(_SC_CLK_TCK));
+  if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) {
+    const double tick = double(::sysconf(_SC_CLK_TCK));
+    use.machine_busy_s = double(user + nice + system + irq + softirq + steal) / tick;
+    use.steal_s = double(steal) / tick;
+  }
   rusage self{};
   ::getrusage(RUSAGE_SELF, &self);
   auto s = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
@@ -457,8 +461,10 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                 {"page_cached_after", cached_after}}},
       {"machine", {{"timed_s", timed_s},
                    {"other_processes_cpu_s", others_s},
+                   {"steal_s", use_after.steal_s - use_before.steal_s},
                    {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
-                            "less this process's getrusage): near 0 on a quiet machine"}}},
+                            "less this process's getrusage): near 0 on a quiet machine; of them, steal_s the "
+                            "hypervisor gave other guests while this machine's CPUs had work"}}},
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
@@ -517,8 +523,10 @@ std::string describe_count_bench(const nlohmann::json& doc) {
     std::snprintf(line, sizeof line, "the stream's buffers made in %.3f s, once\n", doc["stream_setup_s"].get<double>());
     out += line;
   }
-  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed\n",
-                doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>());
+  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed (%.2f s of it stolen by the "
+                "hypervisor)\n",
+                doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>(),
+                doc["machine"]["steal_s"].get<double>());
   out += line;
   if (doc.contains("result_file")) out += "result file: " + doc["result_file"].get<std::string>() + "\n";
   return out;

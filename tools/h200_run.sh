@@ -154,6 +154,7 @@ gcount() {
   "$HS" generate uniform -s 4GiB+3 -o "${files[2]}" & pids+=($!)
   for pid in "${pids[@]}"; do wait "$pid" || { echo "generate failed"; rc=1; }; done
   cat "${files[@]}" >/dev/null
+  lscpu >"$OUT/gcount-lscpu.txt" 2>&1 || true  # threads per core and sockets, beside the files' steal_s
   "$BUILD_DIR/tests/test_gpu" -tc="count streams*,a GPU stream*" >"$OUT/gcount-gpu-suite.log" 2>&1 &&
     echo "gpu suite, stream cases: passed" || { echo "gpu suite, stream cases: FAILED"; tail -30 "$OUT/gcount-gpu-suite.log"; rc=1; }
   python3 tests/test_cli.py "$HS" GpuCount >"$OUT/gcount-cli.log" 2>&1 &&
@@ -184,8 +185,9 @@ gcount() {
   # plots/count_bench.py, which makes the paper's table and verdicts here from the committed files.
   python3 - "$OUT/count-bench" <<'PY'
 import glob, json, os, sys
-print("| impl | file | plan | count GB/s (p10-p90) | floor GB/s | A/A | count % of floor | its reads alone GB/s | cached |")
-print("|---|---|---|---:|---:|---:|---:|---:|---:|")
+print("| impl | file | plan | count GB/s (p10-p90) | floor GB/s | A/A | count % of floor | its reads alone GB/s | cached "
+      "| others' CPU s (stolen) |")
+print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     d = json.load(open(path))
     if "incomplete" in d:  # stopped on an error after some passes: its samples kept, no ratios
@@ -198,7 +200,8 @@ for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
           f"| {g['count']['median']:.1f} ({g['count']['p10']:.1f}-{g['count']['p90']:.1f}) "
           f"| {d['floor']['entry']} {g[d['floor']['entry']]['median']:.1f} | {d['control_pct_of_' + floor]:.0f}% "
           f"| **{d['count_pct_of_' + floor]:.0f}%** | {g[d['reads_alone']['entry']]['median']:.1f} "
-          f"| {d['file']['page_cached_before']:.2f} |")
+          f"| {d['file']['page_cached_before']:.2f} "
+          f"| {d['machine']['other_processes_cpu_s']:.2f} ({d['machine']['steal_s']:.2f}) |")
 PY
   return $rc
 }

@@ -151,6 +151,15 @@ class Verdicts(unittest.TestCase):
         text = count_bench.bench_table([bench(cpu), bench(gpu)]).markdown()
         self.assertEqual(text.count(" | - | "), 3, text)   # counting alone twice, others' CPU once
 
+    def test_stolen_seconds_shown_where_recorded(self):
+        doc = copy.deepcopy(committed_bench("cuda"))
+        doc["machine"].pop("steal_s", None)
+        recorded = copy.deepcopy(doc)
+        recorded["machine"].update(other_processes_cpu_s=0.5, steal_s=0.25)
+        text = count_bench.bench_table([bench(doc), bench(recorded)]).markdown()
+        self.assertEqual(text.count(" stolen) | "), 1, text)
+        self.assertIn(" | 0.50 (0.25 stolen) | ", text)
+
 
 class Refusals(unittest.TestCase):
     def assertRefused(self, doc, words):
