@@ -55,6 +55,10 @@ ReadPlan read_plan(const Implementation& impl) {
   // priority (nice +5) gained no more than an A/A pair differed run to run;
   // where the host's copies into pinned memory are slow they bound count
   // (data/explorations/20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers).
+  // A deeper ring does not absorb a neighbour's bursts: beside one taking
+  // about half a CPU, this plan ran at 85-92% (quiet 94%), 8 x 16 MiB at
+  // 79-85%, 16 x 4 MiB at 80%, and 16 or 32 x 16 MiB at 62-66%, quiet too
+  // (data/explorations/20261201T2342Z_gpu_count_steal).
   return {kGpuChunk, kGpuBuffers};
 }
 

@@ -124,8 +124,9 @@ nlohmann::json cpu_identity() {
 
 // CPU seconds the whole machine spent busy (/proc/stat) and this process
 // used (getrusage): their difference over a run is what other processes
-// took from it. Of the busy seconds, steal_s are those the hypervisor gave
-// other guests while this machine's CPUs had work (0 off a virtual machine).
+// took from it. steal_s: the busy seconds the hypervisor gave other guests
+// while this machine's CPUs had work (0 off a virtual machine); the
+// difference can miss them, as this process's CPU time may include them.
 struct CpuUse {
   double machine_busy_s = 0, steal_s = 0, this_process_s = 0;
 };
@@ -463,8 +464,9 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                    {"other_processes_cpu_s", others_s},
                    {"steal_s", use_after.steal_s - use_before.steal_s},
                    {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
-                            "less this process's getrusage): near 0 on a quiet machine; of them, steal_s the "
-                            "hypervisor gave other guests while this machine's CPUs had work"}}},
+                            "less this process's getrusage): near 0 on a quiet machine; steal_s: the seconds the "
+                            "hypervisor gave other guests while this machine's CPUs had work, which the first can "
+                            "miss (this process's CPU time may include them)"}}},
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
@@ -523,8 +525,7 @@ std::string describe_count_bench(const nlohmann::json& doc) {
     std::snprintf(line, sizeof line, "the stream's buffers made in %.3f s, once\n", doc["stream_setup_s"].get<double>());
     out += line;
   }
-  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed (%.2f s of it stolen by the "
-                "hypervisor)\n",
+  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed; the hypervisor stole %.2f s\n",
                 doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>(),
                 doc["machine"]["steal_s"].get<double>());
   out += line;

@@ -73,8 +73,18 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(bench(at_pct(doc, 90.0, control_pct=94.0)).verdict, "inconclusive (A/A 94.0%)")
         self.assertEqual(bench(at_pct(doc, 90.0, control_pct=105.0)).verdict, count_bench.MET)
 
+    def test_seconds_the_hypervisor_stole_make_a_file_busy_as_other_processes_do(self):
+        doc = at_pct(committed_bench("cuda"), 50.0)
+        doc["machine"].update(timed_s=2.0, other_processes_cpu_s=0.2, steal_s=1.01)
+        self.assertEqual(bench(doc).verdict, "inconclusive (busy: the hypervisor stole 1.01 CPU s in 2.00 s)")
+        doc["machine"]["steal_s"] = 1.0
+        self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)
+        doc["machine"].update(other_processes_cpu_s=1.2, steal_s=1.1)
+        self.assertEqual(bench(doc).verdict, "inconclusive (busy: others used 1.20 CPU s in 2.00 s)")
+
     def test_a_file_timed_while_other_processes_were_busy_is_inconclusive(self):
         doc = at_pct(committed_bench("cuda"), 50.0)
+        doc["machine"].pop("steal_s", None)
         doc["machine"].update(timed_s=2.0, other_processes_cpu_s=1.01)
         self.assertEqual(bench(doc).verdict, "inconclusive (busy: others used 1.01 CPU s in 2.00 s)")
         doc["machine"]["other_processes_cpu_s"] = 1.0
