@@ -7,8 +7,9 @@ count-bench` (default: every one in runs/count-bench/, where it writes them). Ea
 the newest of them that fits it; incomplete runs and runs without the study's controls are left out, each
 named on stderr. The study's own runs (data/paper-runs.csv) stand beside yours in the lesson table, the sweep
 and the claims. Written to DIR (default runs/appendix/): appendix.md, appendix.tex, tables/, figures/ and
-reports/, as ./dev paper writes paper/. DIR may not be paper/ or inside it: the committed paper is never
-touched. Exit status 2 for unusable files or arguments, 0 otherwise.
+reports/, as ./dev paper writes paper/, into a new folder beside DIR that replaces it once complete (DIR must be
+new, empty or an earlier appendix). DIR may not be paper/ or inside it: the committed paper is never touched.
+Exit status 2 for unusable files or arguments, 130 when interrupted (Ctrl-C: DIR as it was), 0 otherwise.
 """
 import argparse
 import os
@@ -16,7 +17,7 @@ import pathlib
 import sys
 
 from plots import count_bench, make_all, selection
-from plots.results import ResultError, load_run, parse_json, read_text
+from plots.results import load_run, parse_json, path_text, read_text
 
 REPO = make_all.REPO
 USER_RUNS = REPO / "runs"
@@ -30,7 +31,7 @@ def inside(path, folder):
 
 def link(target, out_dir):
     """A relative link from out_dir to a file of the repository."""
-    return os.path.relpath(target, out_dir).replace(os.sep, "/")
+    return path_text(os.path.relpath(target, out_dir).replace(os.sep, "/"))
 
 
 def study_of(runs, out_dir, benches=()):
@@ -49,23 +50,35 @@ def run_paths(given):
 
 def load_files(paths):
     """([study runs], [count-bench files], {path: why left out}) from `paths`, each read by its format; an
-    older or incomplete count-bench's file is left out, any other unusable file raises ResultError."""
+    older or incomplete count-bench's file is left out, any other unusable file raises ResultError. Each is named
+    by path_text, which any file can hold."""
     runs, benches, left_out = [], [], {}
     for path in paths:
-        doc = parse_json(str(path), read_text(path, str(path)))
+        shown = path_text(path)
+        doc = parse_json(shown, read_text(path, shown))
         if not count_bench.is_bench_doc(doc):
-            runs.append(load_run(path))
+            runs.append(load_run(path, shown))
             continue
         try:
-            benches.append(count_bench.parse_bench(str(path), doc))
+            benches.append(count_bench.parse_bench(shown, doc))
         except count_bench.LeftOut as e:
-            left_out[str(path)] = e.problem
+            left_out[shown] = e.problem
     return runs, benches, left_out
+
+
+def write_appendix(paths, out_dir, into):
+    """The appendix of the result files `paths`, for out_dir, written into the folder `into`: (the paths written,
+    {file: why left out})."""
+    make_all.progress("reading your runs")
+    runs, benches, old_benches = load_files(paths)
+    study = study_of(runs, out_dir, benches)
+    written = make_all.write_paper(study, into, COMMAND, make_all.data_files(study, "data/published/"))
+    return written, {**study.sel.left_out, **old_benches}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m plots.own_appendix", description=__doc__.split("\n")[0])
-    parser.add_argument("runs", nargs="*", help="result files (default: every runs/*.json)")
+    parser.add_argument("runs", nargs="*", help="result files (default: every runs/*.json and runs/count-bench/*.json)")
     parser.add_argument("-o", "--out", type=pathlib.Path, default=USER_RUNS / "appendix",
                         help="where to write (default: runs/appendix/)")
     args = parser.parse_args(argv)
@@ -73,15 +86,12 @@ def main(argv=None):
         parser.error(f"{args.out} is the committed paper: write your appendix elsewhere")
     paths = run_paths(args.runs)
     if not paths:
-        parser.error("no result files given and none in runs/: run ./dev study first")
-    try:
-        runs, benches, old_benches = load_files(paths)
-        study = study_of(runs, args.out, benches)
-        written = make_all.write_paper(study, args.out, COMMAND, make_all.data_files(study, "data/published/"))
-    except ResultError as e:
-        print(f"own_appendix: {e}", file=sys.stderr)
-        return 2
-    for path, why in {**study.sel.left_out, **old_benches}.items():
+        parser.error("no result files given and none in runs/ or runs/count-bench/: run ./dev study first")
+    status, made = make_all.render("own_appendix", args.out, lambda into: write_appendix(paths, args.out, into), 2)
+    if status:
+        return status
+    written, left_out = made
+    for path, why in left_out.items():
         print(f"own_appendix: left out {path}: {why}", file=sys.stderr)
     print(f"own_appendix: wrote {len(written)} files under {args.out} ({args.out / 'appendix.md'})", file=sys.stderr)
     return 0

@@ -7,6 +7,7 @@ data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
 import json
+import os
 import pathlib
 import re
 from dataclasses import dataclass
@@ -92,6 +93,12 @@ def check_schema(path, doc, validator, what):
         first = jsonschema.exceptions.best_match(errors)
         more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
         raise ResultError(path, f"does not follow the {what} schema at {_where(first)}: {first.message}{more}")
+
+
+def path_text(path):
+    """A path as text any file can hold: the bytes of a name that is not UTF-8 as \\xNN escapes (Python keeps
+    them as lone surrogates, which no UTF-8 file can hold)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def read_text(path, shown):

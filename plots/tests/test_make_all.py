@@ -21,11 +21,32 @@ LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 INTERNAL = re.compile(r"\b(issues?|work items?)\s+#?\d+", re.IGNORECASE)
 
 
-def build(data, out):
-    with contextlib.redirect_stderr(io.StringIO()):
-        status = make_all.main(["--data", str(data), "--out", str(out)])
+class TerminalErr(io.StringIO):
+    """stderr as a terminal has it."""
+
+    def isatty(self):
+        return True
+
+
+def run_main(*args, err=None):
+    """(exit status, stderr) of make_all.main(args)."""
+    err = err or io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = make_all.main([str(a) for a in args])
+    return status, err.getvalue()
+
+
+def build(data, out, err=None):
+    """make_all into `out`; its stderr."""
+    status, said = run_main("--data", data, "--out", out, err=err)
     if status:
-        raise AssertionError(f"make_all exited {status}")
+        raise AssertionError(f"make_all exited {status}: {said}")
+    return said
+
+
+def tree(root):
+    """{path under root: bytes} of every file under root."""
+    return {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def files(root, patterns):
@@ -54,11 +75,15 @@ class Regenerates(unittest.TestCase):
         with contextlib.ExitStack() as stack:
             cls.calls = {name: stack.enter_context(mock.patch.object(module, name, wraps=getattr(module, name)))
                          for module, name in COUNTED}
-            build(fixtures.DATA, cls.out)
+            cls.err = build(fixtures.DATA, cls.out)
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
+
+    def test_where_stderr_is_no_terminal_only_the_closing_line(self):
+        self.assertRegex(self.err, r"^make_all: wrote \d+ files under \S+\n$")
+        self.assertEqual([p.name for p in self.out.parent.iterdir()], ["paper"])   # no temporary folder left
 
     def test_committed_paper_is_what_the_committed_data_makes(self):
         out = self.out
@@ -214,8 +239,90 @@ class WithoutGpuData(unittest.TestCase):
     def test_no_runs_at_all(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = pathlib.Path(tmp) / "paper"
-            build(fixtures.data_dir(tmp, {}), out)
+            said = build(fixtures.data_dir(tmp, {}), out, err=TerminalErr())
             self.assertIn("not measured yet", (out / "appendix.md").read_text())
+        lines = said.splitlines()    # on a terminal, what is being made, then the closing line
+        self.assertEqual(lines[:3], [f"reading {tmp}/data...", "computing the models...",
+                                     "writing the appendix, its tables and the reports..."])
+        self.assertTrue(lines[-1].startswith("make_all: wrote "), lines)
+
+
+class Output(unittest.TestCase):
+    """The output replaces its folder once complete, never before; a folder it cannot replace is refused before
+    any work, in one line."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = pathlib.Path(self.tmp.name)
+        self.out = self.root / "paper"
+        (self.out / "tables").mkdir(parents=True)
+        (self.out / "appendix.md").write_text("earlier\n")
+        (self.out / "tables" / "gone.md").write_text("a table no longer made\n")
+        self.earlier = tree(self.out)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def assert_nothing_beside(self):
+        self.assertEqual(sorted(p.name for p in self.root.iterdir() if p.name not in ("afile", "link")), ["paper"])
+
+    def assert_as_it_was(self):
+        self.assertEqual(tree(self.out), self.earlier)
+        self.assert_nothing_beside()
+
+    def test_a_complete_output_replaces_the_folder_as_a_whole(self):
+        with make_all.replacing(self.out) as new:
+            (new / "appendix.md").write_text("new\n")
+            self.assertEqual(tree(self.out), self.earlier)
+        self.assertEqual(tree(self.out), {pathlib.Path("appendix.md"): b"new\n"})
+        self.assert_nothing_beside()
+
+    def test_a_failed_or_interrupted_output_leaves_the_folder_as_it_was(self):
+        for stop in (KeyboardInterrupt(), UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")):
+            with self.assertRaises(type(stop)), make_all.replacing(self.out) as new:
+                (new / "appendix.md").write_text("half\n")
+                raise stop
+            self.assert_as_it_was()
+
+    def test_a_link_to_the_folder_stays_a_link(self):
+        link = self.root / "link"
+        link.symlink_to(self.out)
+        with make_all.replacing(link) as new:
+            (new / "appendix.md").write_text("new\n")
+        self.assertTrue(link.is_symlink())
+        self.assertEqual((self.out / "appendix.md").read_text(), "new\n")
+        self.assert_nothing_beside()
+
+    def test_a_folder_it_cannot_replace_is_refused_before_the_work(self):
+        afile = self.root / "afile"
+        afile.write_text("mine\n")
+        (self.out / "notes.md").write_text("mine\n")   # paper/ now holds a file the output does not
+        self.earlier = tree(self.out)
+        for out, problem in ((afile, "exists and is not a folder"), (afile / "paper", "cannot write there"),
+                             (self.out, "holds other files than an earlier output's")):
+            with self.assertRaises(make_all.OutputError) as caught, make_all.replacing(out):
+                self.fail(f"{out}: the block ran")
+            self.assertTrue(str(caught.exception).startswith(f"{out}: {problem}"), caught.exception)
+            self.assert_as_it_was()
+        self.assertEqual(afile.read_text(), "mine\n")
+
+    def test_an_unusable_out_is_one_line_and_exit_status_2(self):
+        afile = self.root / "afile"
+        afile.write_text("mine\n")
+        with mock.patch.object(make_all, "gather", side_effect=AssertionError("read before --out was checked")):
+            self.assertEqual(run_main("--out", afile), (2, f"make_all: {afile}: exists and is not a folder\n"))
+
+    def test_the_data_folder_is_named_as_given(self):
+        for data in ("/nonexistent", self.root, f"{self.root}/"):
+            status, err = run_main("--data", data, "--out", self.root / "new")
+            self.assertEqual(status, 1)
+            self.assertTrue(err.startswith(f"make_all: {str(data).rstrip('/')}/paper-runs.csv: cannot read"), err)
+            self.assert_as_it_was()
+
+    def test_ctrl_c_writes_nothing_says_so_and_exits_130(self):
+        with mock.patch.object(make_all, "gather", side_effect=KeyboardInterrupt):
+            self.assertEqual(run_main("--out", self.out), (130, "make_all: interrupted: nothing written\n"))
+        self.assert_as_it_was()
 
 
 if __name__ == "__main__":

@@ -1,13 +1,18 @@
 """python3 -m plots.own_appendix (./dev appendix): a user's run becomes their own appendix, their GPU beside
-the T4 and the study's H200, written outside paper/, which it never touches."""
+the T4 and the study's H200, written outside paper/, which it never touches; an earlier appendix is replaced only
+by a complete one."""
 import contextlib
 import hashlib
 import io
+import os
 import pathlib
 import tempfile
 import unittest
 
-from plots import own_appendix
+from unittest import mock
+
+from plots import figures, own_appendix
+from plots.results import path_text
 from plots.tests import fixtures, synthetic
 
 PAPER = fixtures.REPO / "paper"
@@ -35,13 +40,17 @@ class OwnAppendix(unittest.TestCase):
     def setUpClass(cls):
         cpu = fixtures.cpu_doc_or_skip()
         cls.tmp = tempfile.TemporaryDirectory()
-        root = pathlib.Path(cls.tmp.name)
+        cls.root = pathlib.Path(cls.tmp.name)
         mine = synthetic.gpu_run(fixtures.cpu_only_doc(cpu))
-        cls.runs = [root / "20990102T000000Z_mine.json", root / "20990103T000000Z_mine.json"]
+        runs = cls.root / os.fsdecode(b"runs \xff")   # a folder name that is not UTF-8 (histostudy run -o takes it)
+        runs.mkdir()
+        cls.runs = [runs / "20990102T000000Z_mine.json", runs / "20990103T000000Z_mine.json"]
         synthetic.write_json(cls.runs[0], mine)
         synthetic.write_json(cls.runs[1], dict(mine, incomplete={"error": "stopped: disk full"}))
         before = tree_hash(PAPER) if PAPER.exists() else None
-        cls.out = root / "appendix"
+        cls.out = cls.root / "appendix"
+        (cls.out / "figures").mkdir(parents=True)
+        (cls.out / "figures" / "gone.png").write_text("an earlier appendix's figure, no longer made")
         cls.status, cls.err = run_main(*cls.runs, "-o", cls.out)
         cls.paper_untouched = before == (tree_hash(PAPER) if PAPER.exists() else None)
 
@@ -68,8 +77,40 @@ class OwnAppendix(unittest.TestCase):
         self.assertIn("is the committed paper", err)
 
     def test_an_incomplete_run_is_left_out_and_named(self):
-        self.assertIn(f"left out {self.runs[1]}: incomplete: the run stopped on an error (stopped: disk full)",
-                      self.err)
+        self.assertIn(f"left out {path_text(self.runs[1])}: incomplete: the run stopped on an error (stopped: disk "
+                      "full)", self.err)
+
+    def test_a_folder_name_that_is_not_utf8_is_shown_escaped(self):
+        self.assertEqual(self.status, 0, self.err)
+        self.assertIn("runs \\xff/20990102T000000Z_mine.json", (self.out / "appendix.md").read_text().splitlines()[0])
+
+    def test_the_earlier_appendix_is_replaced_as_a_whole(self):
+        self.assertFalse((self.out / "figures" / "gone.png").exists())
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ["appendix", self.runs[0].parent.name])
+
+    def test_an_interrupted_appendix_leaves_the_earlier_one_as_it_was(self):
+        before = tree_hash(self.out)
+        with mock.patch.object(figures, "both_widths", side_effect=KeyboardInterrupt):  # once the text is written
+            status, err = run_main(*self.runs, "-o", self.out)
+        self.assertEqual((status, err), (130, "own_appendix: interrupted: nothing written\n"))
+        self.assertEqual(tree_hash(self.out), before)
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ["appendix", self.runs[0].parent.name])
+
+    def test_an_unusable_output_folder_is_one_line_and_exit_status_2_before_any_reading(self):
+        afile = self.root / "afile"
+        afile.write_text("mine\n")
+        self.addCleanup(afile.unlink)
+        with mock.patch.object(own_appendix, "load_files", side_effect=AssertionError("read before -o was checked")):
+            status, err = run_main(self.runs[0], "-o", afile)
+        self.assertEqual((status, err), (2, f"own_appendix: {afile}: exists and is not a folder\n"))
+
+    def test_the_help_names_both_default_folders(self):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), self.assertRaises(SystemExit) as caught, \
+                mock.patch.dict(os.environ, {"COLUMNS": "200"}):   # argparse wraps at the terminal's width
+            own_appendix.main(["--help"])
+        self.assertEqual(caught.exception.code, 0)
+        self.assertIn("(default: every runs/*.json and runs/count-bench/*.json)", out.getvalue())
 
 
 if __name__ == "__main__":
