@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""./dev where the system's meson is missing or too old (Ubuntu 22.04 ships
-0.61) and where the nlohmann-json package is: DEV_MESON=pypi forces the
-pinned PyPI meson and ninja in .deps/venv, DEV_JSON=pypi the pinned PyPI
-nlohmann-json (into a temporary VENDOR_INCLUDE), with which `./dev test` must
-configure, build (CPU only, in a temporary build folder) and pass the doctest
-suites. Exits 77 (skipped) only when PyPI or python3-venv is not reachable
-here. Usage: test_dev.py"""
+"""./dev's help (on stdout, and ./dev CMD --help doing nothing else), its
+paths (from the caller's folder), and ./dev where the system's meson is
+missing or too old (Ubuntu 22.04 ships 0.61) and where the nlohmann-json
+package is: DEV_MESON=pypi forces the pinned PyPI meson and ninja in
+.deps/venv, DEV_JSON=pypi the pinned PyPI nlohmann-json (into a temporary
+VENDOR_INCLUDE), with which `./dev test` must configure, build (CPU only, in
+a temporary build folder) and pass the doctest suites. Exits 77 (skipped)
+only when PyPI or python3-venv is not reachable here. Usage: test_dev.py"""
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -17,9 +19,71 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 VENV = ROOT / ".deps" / "venv" / "bin"
 # The C++ unit tests (doctest); not the whole cpu suite, which holds this test.
 UNIT_TESTS = ["cpu", "sampling"]
+# What ./dev CMD would run to install or build; each stands in for it, on PATH, and says it ran.
+INSTALLERS = ["dpkg-query", "apt-get", "apt-cache", "sudo", "meson", "ninja", "cp", "python3", "pip"]
+
+
+def dev(*args, **kwargs):
+    return subprocess.run([ROOT / "dev", *args], capture_output=True, text=True, **kwargs)
+
+
+def expect(ok, what, result):
+    if not ok:
+        sys.exit(f"test_dev: {what} (exit {result.returncode}):\n{result.stdout}{result.stderr}")
+
+
+def check_help():
+    """./dev --help, -h and help: the usage on stdout, saying what ./dev alone does; an unknown command named;
+    ./dev CMD --help (and -h): CMD's usage, nothing installed, built or copied."""
+    for asked in ("--help", "-h", "help"):
+        usage = dev(asked)
+        expect(usage.returncode == 0 and "(no command)" in usage.stdout and not usage.stderr, f"./dev {asked}", usage)
+    bogus = dev("bogus")
+    expect(bogus.returncode == 2 and bogus.stderr.startswith("./dev: no command 'bogus'\n")
+           and usage.stdout in bogus.stderr, "./dev bogus should name it, then the usage", bogus)
+    commands = [c for c in re.findall(r"^  \./dev (\w+)", usage.stdout, re.M) if c != "help"]
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        (tmp / "bin").mkdir()
+        for name in INSTALLERS:
+            (tmp / "bin" / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{tmp}/ran"\n')
+            (tmp / "bin" / name).chmod(0o755)
+        env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"),
+                   VENDOR_INCLUDE=str(tmp / "vendor"))
+        for cmd in commands:
+            for asked in ("--help", "-h"):
+                helped = dev(cmd, asked, env=env)
+                ran = sorted(p.name for p in tmp.iterdir())
+                expect(helped.returncode == 0 and helped.stdout.startswith(f"  ./dev {cmd}") and ran == ["bin"],
+                       f"./dev {cmd} {asked} should print its usage and do nothing else (ran: {ran})", helped)
+
+
+def check_paths_from_the_caller():
+    """The paths given to ./dev appendix, paper and study mean what they mean in the caller's folder."""
+    with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
+        (pathlib.Path(here) / "mine.json").write_text("{}\n")
+        (pathlib.Path(here) / "afile").write_text("mine\n")
+        mine = dev("appendix", "mine.json", "-o", "fresh", cwd=here)
+        expect(mine.returncode == 2 and "own_appendix: mine.json: not a histostudy result file" in mine.stderr
+               and not (pathlib.Path(here) / "fresh").exists() and not (ROOT / "fresh").exists(),
+               "./dev appendix mine.json should read the caller's mine.json", mine)
+        for args in (["appendix", "mine.json", "-o", "afile"], ["paper", "--out", "afile"]):
+            into = dev(*args, cwd=here)
+            expect(into.returncode == 2 and into.stderr.endswith(": afile: exists and is not a folder\n"),
+                   f"./dev {' '.join(args)} should check the caller's afile", into)
+        (pathlib.Path(build) / "build.ninja").write_text("")   # a build with nothing to do, its histostudy a stand-in
+        (pathlib.Path(build) / "histostudy").write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+        (pathlib.Path(build) / "histostudy").chmod(0o755)
+        study = dev("study", "-i", "x", "-o", "a", "--out-dir=b", "-oc", "--out-dir", "/d", cwd=here,
+                    env=dict(os.environ, BUILD_DIR=build))
+        given = ["run", "-i", "x", "-o", f"{here}/a", f"--out-dir={here}/b", f"-o{here}/c", "--out-dir", "/d"]
+        expect(study.returncode == 0 and study.stdout.splitlines()[-len(given):] == given,
+               f"./dev study should pass histostudy {' '.join(given)}", study)
 
 
 def main():
+    check_help()
+    check_paths_from_the_caller()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:
         sys.exit(f"test_dev: ./dev nvrtc 99.9 should refuse the release (exit 2): {unknown.returncode} {unknown.stderr}")
