@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "study/error.hpp"
 #include "study/inputs.hpp"
@@ -17,6 +18,8 @@
 
 namespace hs {
 namespace {
+
+namespace fs = std::filesystem;
 
 // The temporary file being written, for the signal handler: a fixed buffer,
 // since a handler may not allocate.
@@ -85,6 +88,22 @@ void fill_temporary(const TemporaryFile& tmp, const std::string& shown, const st
   if (fd.get() < 0) throw Error(os_error(shown, "cannot create"));
   write(fd.get());
   if (::fsync(fd.get()) != 0) throw Error(os_error(shown, "cannot flush"));
+}
+
+// Whether a file can be created in the folder `dir` (errno says why not).
+bool can_create_in(const fs::path& dir) {
+  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
+  Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return false;
+  ::unlink(probe.c_str());
+  return true;
+}
+
+// Throws UsageError unless a new file can be created beside `path` (README:
+// an output folder that cannot be written is a usage error).
+void check_folder_of(const std::string& path) {
+  const fs::path folder = fs::path(path).parent_path();
+  if (!can_create_in(folder.empty() ? "." : folder)) throw UsageError(os_error(path, "cannot create"));
 }
 
 // Hard links are missing on some filesystems (FAT, some network ones).
@@ -266,6 +285,7 @@ void write_output_file(const std::string& path, bool replace, const std::functio
     st = target;
   } else if (exists && S_ISREG(st.st_mode)) {
     if (!replace) throw UsageError(path + ": exists; --force replaces it");
+    check_folder_of(path);
     TemporaryFile tmp(temporary_beside(path));
     fill_temporary(tmp, path, write);
     if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw Error(os_error(path, "cannot write"));
@@ -278,6 +298,7 @@ void write_output_file(const std::string& path, bool replace, const std::functio
     write(fd.get());
     return;
   }
+  check_folder_of(path);
   TemporaryFile tmp(temporary_beside(path));
   fill_temporary(tmp, path, write);
   if (::link(tmp.path().c_str(), path.c_str()) == 0) return;  // ~TemporaryFile removes the temporary name
@@ -321,10 +342,7 @@ void check_writable_dir(const std::filesystem::path& dir) {
     throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError(dir.string() + ": cannot create directory (" + ec.message() + ")");
-  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
-  Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd.get() < 0) throw UsageError(os_error(dir.string(), "cannot create result files here"));
-  ::unlink(probe.c_str());
+  if (!can_create_in(dir)) throw UsageError(os_error(dir.string(), "cannot create result files here"));
 }
 
 }  // namespace hs

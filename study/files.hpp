@@ -86,7 +86,9 @@ void install_signal_handlers();
 // regular file only with `replace` (renamed over it), else UsageError; a
 // FIFO, a character device or a symlink to one is written through; a
 // symlink to a regular file is written through (truncated) only with
-// `replace`. On any error the temporary is removed. Returns the path written.
+// `replace`. A folder that cannot take the new file (missing, not a folder,
+// not writable) is a UsageError before anything is written. On any error the
+// temporary is removed.
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write);
 
 // Writes `bytes` as DIR/STEM.json, or STEM-002.json... if taken: never over

@@ -320,7 +320,7 @@ const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
 
 // --chunk and --piece: a size, not 0 (which would read as "count's own", and
-// nobody asks for that by typing it).
+// nobody asks for that by typing it); generate's --size: 0 is a usage error.
 const CLI::Validator kNonzeroSize(
     [](std::string& text) -> std::string {
       try {
@@ -456,7 +456,7 @@ int main(int argc, char** argv) {
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
-  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str();
+  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str()->check(kNonzeroSize);
   generate->add_option("-o,--output", gen_out, "file to write (default standard output); a FIFO or device is written "
                                               "through, an existing file only with --force");
   bool gen_force = false;
