@@ -276,7 +276,8 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
     const auto digits = item.starts_with("sm_") ? item.substr(3) : item;
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 4)
       throw hs::UsageError("--arch " + item + ": name a compute capability such as 75 or sm_90");
-    archs.push_back(std::stoi(digits));
+    const int arch = std::stoi(digits);
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);  // 75,sm_75: built once
   }
   if (archs.empty()) throw hs::UsageError("--arch: name at least one compute capability, such as 75 or sm_90");
   return archs;
@@ -286,13 +287,13 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
 int cubins_command(const std::vector<std::string>& toolchains, const std::vector<std::string>& archs,
                    const std::string& out_dir) {
 #if HISTOSTUDY_HAVE_CUDA
-  std::vector<std::string> specs = split_commas(toolchains);
+  std::vector<std::string> specs = unique(split_commas(toolchains));
   if (specs.empty())
     for (const auto& t : hs::gpu::find_toolchains())
       if (t.spec != "nvcc") specs.push_back(t.spec);
   const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
   std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
-  for (const auto& line : manifest["skipped"]) std::cerr << "histostudy: " << line.get<std::string>() << "\n";
+  check_stdout();
   return 0;
 #else
   (void)toolchains, (void)archs, (void)out_dir;
