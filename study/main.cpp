@@ -345,6 +345,17 @@ CLI::Validator number_in(double lo, double hi) {
       "NUMBER in " + CLI::detail::to_string(lo) + ".." + CLI::detail::to_string(hi));
 }
 
+// 0 when standard output took all that was printed to it; else one line and 1.
+int stdout_status() {
+  try {
+    check_stdout();
+  } catch (const hs::Error& e) {
+    std::cerr << "histostudy: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -481,7 +492,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version
+      app.exit(e);
+      return stdout_status();
+    }
     // A usage error: one line, exit 2, whatever CLI11's own code would be.
     std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
     return 2;

@@ -304,7 +304,7 @@ class NothingLost(Case):
         f = self.path("f")
         with open(f, "wb") as out:
             out.write(b"abc")
-        for args in (["count", f], ["list"], ["env"], ["run", *QUICK, "--no-save"]):
+        for args in (["count", f], ["list"], ["env"], ["run", *QUICK, "--no-save"], ["--help"], ["--version"]):
             with open("/dev/full", "wb") as full:
                 out = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, timeout=600)
             self.assertEqual(out.returncode, 1, args)
