@@ -1,5 +1,6 @@
 #include "cuda/modules.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -21,12 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), std::streamsize(bytes.size()));
-  if (!out.flush()) throw Error("cannot write " + path.string());
-}
-
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Unavailable(path.string() + ": missing");
@@ -38,16 +33,17 @@ std::string read_file(const fs::path& path) {
 // "12.6.85" -> "12.6".
 std::string release_of(const std::string& version) { return version.substr(0, version.find('.', version.find('.') + 1)); }
 
-// One target's build by `nvrtc` into DIR/<toolchain>/<target>.{cubin,ptx,log}.
-nlohmann::json build_entry(const NvrtcLibrary& nvrtc, const std::string& target, const fs::path& dir) {
+// One target's build by `nvrtc`: its manifest entry, and its files
+// <toolchain>/<target>.{cubin,ptx,log} added to `files`.
+nlohmann::json build_entry(const NvrtcLibrary& nvrtc, const std::string& target,
+                           std::map<std::string, std::string>& files) {
   const std::string label = "nvrtc " + nvrtc.version();
   const CompiledKernels compiled = nvrtc.compile_target(target, kernel_names());
   const bool sass = target.starts_with("sm_");
   const fs::path stem = fs::path(slug(label)) / target;
   const std::string file = stem.string() + (sass ? ".cubin" : ".ptx");
-  fs::create_directories(dir / slug(label));
-  write_file(dir / file, compiled.image);
-  write_file(dir / (stem.string() + ".log"), compiled.log + "\n");
+  files[file] = compiled.image;
+  files[stem.string() + ".log"] = compiled.log + "\n";
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& [name, symbol] : compiled.lowered_names) kernels.push_back({{"name", name}, {"symbol", symbol}});
   return {{"toolchain", label},
@@ -60,6 +56,31 @@ nlohmann::json build_entry(const NvrtcLibrary& nvrtc, const std::string& target,
           {"sha256", sha256_hex(compiled.image)},
           {"log", stem.string() + ".log"},
           {"kernels", kernels}};
+}
+
+// The NVRTC of each spec, in order; a release two specs name is refused.
+std::vector<std::shared_ptr<const NvrtcLibrary>> load_toolchains(const std::vector<std::string>& specs) {
+  std::vector<std::shared_ptr<const NvrtcLibrary>> out;
+  std::set<std::string> versions;
+  for (const auto& spec : specs) {
+    out.push_back(nvrtc_of_spec(spec));
+    if (!versions.insert(out.back()->version()).second)
+      throw UsageError("cubins: toolchain nvrtc " + out.back()->version() + " named twice (--toolchain " + spec + ")");
+  }
+  return out;
+}
+
+// Throws UsageError for an arch `nvrtc` cannot compile for (NVRTC's own
+// refusal would come only once the others were compiled, as its error).
+void check_archs(const NvrtcLibrary& nvrtc, const std::vector<int>& archs) {
+  const auto supported = nvrtc.supported_archs();
+  for (int arch : archs) {
+    if (std::find(supported.begin(), supported.end(), arch) != supported.end()) continue;
+    std::string list;
+    for (int a : supported) list += (list.empty() ? "" : ", ") + std::to_string(a);
+    throw UsageError("--arch " + std::to_string(arch) + ": not a compute capability NVRTC " + nvrtc.version() +
+                     " can compile for (it supports " + list + ")");
+  }
 }
 
 // Why `build` cannot be trusted to be the study's kernels; "" when it can.
@@ -101,26 +122,19 @@ std::vector<nlohmann::json> plan_modules(const nlohmann::json& manifest, int cc,
 
 nlohmann::json write_modules(const std::vector<std::string>& specs, const std::vector<int>& archs,
                              const fs::path& dir) {
-  nlohmann::json builds = nlohmann::json::array(), skipped = nlohmann::json::array();
-  std::set<std::string> labels;
-  for (const auto& spec : specs) {
-    const auto nvrtc = nvrtc_of_spec(spec);
-    const std::string label = "nvrtc " + nvrtc->version();
-    if (!labels.insert(label).second) throw UsageError("cubins: toolchain " + label + " named twice");
-    const auto supported = nvrtc->supported_archs();
-    for (int arch : archs) {
-      if (std::find(supported.begin(), supported.end(), arch) != supported.end())
-        builds.push_back(build_entry(*nvrtc, "sm_" + std::to_string(arch), dir));
-      else
-        skipped.push_back(label + ": no SASS for sm_" + std::to_string(arch) + " (this NVRTC does not support it)");
-      builds.push_back(build_entry(*nvrtc, "compute_" + std::to_string(arch), dir));
-    }
-  }
-  const nlohmann::json manifest = {{"format", kModulesFormat},
-                                   {"kernel_sources_sha256", kKernelSourcesSha256},
-                                   {"builds", builds},
-                                   {"skipped", skipped}};
-  write_file(dir / "manifest.json", manifest.dump(2) + "\n");
+  check_new_folder(dir);
+  const auto toolchains = load_toolchains(specs);
+  for (const auto& nvrtc : toolchains) check_archs(*nvrtc, archs);
+  nlohmann::json builds = nlohmann::json::array();
+  std::map<std::string, std::string> files;
+  for (const auto& nvrtc : toolchains)
+    for (int arch : archs)
+      for (const char* kind : {"sm_", "compute_"})
+        builds.push_back(build_entry(*nvrtc, kind + std::to_string(arch), files));
+  const nlohmann::json manifest = {
+      {"format", kModulesFormat}, {"kernel_sources_sha256", kKernelSourcesSha256}, {"builds", builds}};
+  files["manifest.json"] = manifest.dump(2) + "\n";
+  write_new_folder(dir, files);
   return manifest;
 }
 

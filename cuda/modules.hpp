@@ -23,10 +23,14 @@ class SharedDevice;
 inline constexpr const char* kModulesFormat = "histostudy-modules";
 
 // Every NVRTC toolchain in `specs` compiles the kernels for every arch in
-// `archs` (75: sm_75) as SASS, where it supports the arch, and as PTX
-// (compute_75), exactly as an NVRTC executor would: DIR/<toolchain>/sm_75.cubin,
-// compute_75.ptx and their logs, listed in DIR/manifest.json with each
-// file's SHA-256 and the kernel sources' (returned). Needs no GPU.
+// `archs` (75: sm_75) as SASS and as PTX (compute_75), exactly as an NVRTC
+// executor would: DIR/<toolchain>/sm_75.cubin, compute_75.ptx and their
+// logs, listed in DIR/manifest.json with each file's SHA-256 and the kernel
+// sources' (returned). DIR is a new folder, written whole once everything
+// is compiled (study/files.hpp's write_new_folder). Throws UsageError before
+// compiling anything for a DIR that is not new, a toolchain that cannot be
+// loaded or a release named twice, or an arch a toolchain cannot compile
+// for. Needs no GPU.
 nlohmann::json write_modules(const std::vector<std::string>& specs, const std::vector<int>& archs,
                              const std::filesystem::path& dir);
 

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "study/error.hpp"
 #include "study/inputs.hpp"
@@ -17,6 +18,10 @@
 
 namespace hs {
 namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // The temporary file being written, for the signal handler: a fixed buffer,
 // since a handler may not allocate.
@@ -85,6 +90,48 @@ void fill_temporary(const TemporaryFile& tmp, const std::string& shown, const st
   if (fd.get() < 0) throw Error(os_error(shown, "cannot create"));
   write(fd.get());
   if (::fsync(fd.get()) != 0) throw Error(os_error(shown, "cannot flush"));
+}
+
+// Holds the termination signals for as long as it lives: one sent meanwhile
+// arrives (and ends the process) once it is gone. Only the calling thread's
+// are held: a process with other threads would get them there.
+class TerminationSignalsHeld {
+ public:
+  TerminationSignalsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    for (int s : kTerminationSignals) sigaddset(&held, s);
+    pthread_sigmask(SIG_BLOCK, &held, &before_);
+  }
+  ~TerminationSignalsHeld() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
+  TerminationSignalsHeld(const TerminationSignalsHeld&) = delete;
+  TerminationSignalsHeld& operator=(const TerminationSignalsHeld&) = delete;
+
+ private:
+  sigset_t before_;
+};
+
+// Whether a file can be created in the folder `dir` (errno says why not).
+bool can_create_in(const fs::path& dir) {
+  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
+  Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return false;
+  ::unlink(probe.c_str());
+  return true;
+}
+
+// Throws UsageError unless a new file can be created beside `path` (README:
+// an output folder that cannot be written is a usage error).
+void check_folder_of(const std::string& path) {
+  const fs::path folder = fs::path(path).parent_path();
+  if (!can_create_in(folder.empty() ? "." : folder)) throw UsageError(os_error(path, "cannot create"));
+}
+
+// The folder `dir` names, as write_new_folder renames onto it: without a
+// trailing separator or "." steps ("out/" and "./out" are "out").
+fs::path folder_named(const fs::path& dir) {
+  const fs::path normal = dir.lexically_normal();
+  return normal.has_filename() ? normal : normal.parent_path();
 }
 
 // Hard links are missing on some filesystems (FAT, some network ones).
@@ -248,7 +295,7 @@ std::vector<std::uint8_t> read_whole_file(const std::string& path) {
 
 void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
-  for (int s : {SIGINT, SIGTERM, SIGHUP}) std::signal(s, remove_temporary_and_die);
+  for (int s : kTerminationSignals) std::signal(s, remove_temporary_and_die);
 }
 
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write) {
@@ -266,6 +313,7 @@ void write_output_file(const std::string& path, bool replace, const std::functio
     st = target;
   } else if (exists && S_ISREG(st.st_mode)) {
     if (!replace) throw UsageError(path + ": exists; --force replaces it");
+    check_folder_of(path);
     TemporaryFile tmp(temporary_beside(path));
     fill_temporary(tmp, path, write);
     if (::rename(tmp.path().c_str(), path.c_str()) != 0) throw Error(os_error(path, "cannot write"));
@@ -278,6 +326,7 @@ void write_output_file(const std::string& path, bool replace, const std::functio
     write(fd.get());
     return;
   }
+  check_folder_of(path);
   TemporaryFile tmp(temporary_beside(path));
   fill_temporary(tmp, path, write);
   if (::link(tmp.path().c_str(), path.c_str()) == 0) return;  // ~TemporaryFile removes the temporary name
@@ -321,10 +370,48 @@ void check_writable_dir(const std::filesystem::path& dir) {
     throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw UsageError(dir.string() + ": cannot create directory (" + ec.message() + ")");
-  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
-  Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-  if (fd.get() < 0) throw UsageError(os_error(dir.string(), "cannot create result files here"));
-  ::unlink(probe.c_str());
+  if (!can_create_in(dir)) throw UsageError(os_error(dir.string(), "cannot create result files here"));
+}
+
+void check_new_folder(const fs::path& dir) {
+  if (dir.empty()) throw UsageError("-o: empty path");
+  const fs::path folder = folder_named(dir);
+  if (folder.filename() == "." || folder.filename() == "..")
+    throw UsageError(dir.string() + ": an existing folder; -o names a new one");
+  std::error_code ec;
+  const auto status = fs::symlink_status(folder, ec);
+  if (fs::is_symlink(status)) throw UsageError(dir.string() + ": a symlink; -o names a new folder");
+  if (fs::exists(status) && !fs::is_directory(status))
+    throw UsageError(dir.string() + ": not a directory (-o names a new folder)");
+  std::error_code unreadable;
+  if (fs::is_directory(status) && !fs::is_empty(folder, unreadable))
+    throw UsageError(dir.string() + (unreadable ? ": cannot read (" + unreadable.message() + ")"
+                                                : ": not empty (an earlier run's?); name a new folder, or remove it"));
+  check_writable_dir(folder.has_parent_path() ? folder.parent_path() : ".");
+}
+
+void write_new_folder(const fs::path& dir, const std::map<std::string, std::string>& files) {
+  const TerminationSignalsHeld held;
+  check_new_folder(dir);  // again: the work that made `files` took a while
+  const fs::path folder = folder_named(dir), tmp = temporary_beside(folder);
+  if (::mkdir(tmp.c_str(), 0755) != 0) throw Error(os_error(tmp.string(), "cannot create directory"));
+  try {
+    for (const auto& [name, bytes] : files) {
+      const fs::path file = tmp / name;
+      std::error_code ec;
+      fs::create_directories(file.parent_path(), ec);
+      if (ec) throw Error(file.parent_path().string() + ": cannot create directory (" + ec.message() + ")");
+      create_exclusive(file, bytes);  // a new folder: nothing there to collide with
+    }
+    if (::rename(tmp.c_str(), folder.c_str()) == 0) return;
+    if (errno == ENOTEMPTY || errno == EEXIST)
+      throw UsageError(dir.string() + ": appeared while written; name a new folder");
+    throw Error(os_error(dir.string(), "cannot write"));
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+    throw;
+  }
 }
 
 }  // namespace hs

@@ -4,13 +4,14 @@
 // file appears whole or not at all, an existing regular file is replaced
 // only when asked, anything else (a FIFO, a device, a symlink's target) is
 // written through, and a temporary file never outlives an error or a
-// termination signal.
+// termination signal; a new folder, too, appears whole or not at all.
 #pragma once
 #include <sys/stat.h>
 
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,7 +87,9 @@ void install_signal_handlers();
 // regular file only with `replace` (renamed over it), else UsageError; a
 // FIFO, a character device or a symlink to one is written through; a
 // symlink to a regular file is written through (truncated) only with
-// `replace`. On any error the temporary is removed. Returns the path written.
+// `replace`. A folder that cannot take the new file (missing, not a folder,
+// not writable) is a UsageError before anything is written. On any error the
+// temporary is removed.
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write);
 
 // Writes `bytes` as DIR/STEM.json, or STEM-002.json... if taken: never over
@@ -98,5 +101,19 @@ std::filesystem::path write_new_file(const std::filesystem::path& dir, const std
 // Throws UsageError unless files can be created in `dir` (made if missing):
 // checked before a run measures anything.
 void check_writable_dir(const std::filesystem::path& dir);
+
+// Throws UsageError unless write_new_folder can make `dir`: missing or an
+// empty folder (never one with anything in it, an earlier run's), in a
+// folder where files can be created (made if missing, as check_writable_dir
+// makes it). Checked before the work that fills it.
+void check_new_folder(const std::filesystem::path& dir);
+
+// Writes `files` (a path inside the folder, and its bytes) as the new folder
+// `dir`: into a temporary folder beside it, each file flushed to disk, then
+// renamed into place, so `dir` appears whole or not at all and never
+// replaces a folder with anything in it. SIGINT, SIGTERM and SIGHUP wait
+// until it is done (call it from a process's only thread); on any error the
+// temporary folder is removed.
+void write_new_folder(const std::filesystem::path& dir, const std::map<std::string, std::string>& files);
 
 }  // namespace hs

@@ -276,7 +276,8 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
     const auto digits = item.starts_with("sm_") ? item.substr(3) : item;
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 4)
       throw hs::UsageError("--arch " + item + ": name a compute capability such as 75 or sm_90");
-    archs.push_back(std::stoi(digits));
+    const int arch = std::stoi(digits);
+    if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);  // 75,sm_75: built once
   }
   if (archs.empty()) throw hs::UsageError("--arch: name at least one compute capability, such as 75 or sm_90");
   return archs;
@@ -286,13 +287,13 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
 int cubins_command(const std::vector<std::string>& toolchains, const std::vector<std::string>& archs,
                    const std::string& out_dir) {
 #if HISTOSTUDY_HAVE_CUDA
-  std::vector<std::string> specs = split_commas(toolchains);
+  std::vector<std::string> specs = unique(split_commas(toolchains));
   if (specs.empty())
     for (const auto& t : hs::gpu::find_toolchains())
       if (t.spec != "nvcc") specs.push_back(t.spec);
   const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
   std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
-  for (const auto& line : manifest["skipped"]) std::cerr << "histostudy: " << line.get<std::string>() << "\n";
+  check_stdout();
   return 0;
 #else
   (void)toolchains, (void)archs, (void)out_dir;
@@ -320,7 +321,7 @@ const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
 
 // --chunk and --piece: a size, not 0 (which would read as "count's own", and
-// nobody asks for that by typing it).
+// nobody asks for that by typing it); generate's --size: 0 is a usage error.
 const CLI::Validator kNonzeroSize(
     [](std::string& text) -> std::string {
       try {
@@ -342,6 +343,17 @@ CLI::Validator number_in(double lo, double hi) {
         return "";
       },
       "NUMBER in " + CLI::detail::to_string(lo) + ".." + CLI::detail::to_string(hi));
+}
+
+// 0 when standard output took all that was printed to it; else one line and 1.
+int stdout_status() {
+  try {
+    check_stdout();
+  } catch (const hs::Error& e) {
+    std::cerr << "histostudy: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -456,7 +468,7 @@ int main(int argc, char** argv) {
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
-  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str();
+  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str()->check(kNonzeroSize);
   generate->add_option("-o,--output", gen_out, "file to write (default standard output); a FIFO or device is written "
                                               "through, an existing file only with --force");
   bool gen_force = false;
@@ -480,7 +492,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) {  // --help, --version
+      app.exit(e);
+      return stdout_status();
+    }
     // A usage error: one line, exit 2, whatever CLI11's own code would be.
     std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
     return 2;

@@ -23,6 +23,11 @@ def run(*args, stdin=None):
     return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=600)
 
 
+def built_with_cuda():
+    """Whether this histostudy has the CUDA backend (every build lists the cubins command)."""
+    return json.loads(run("env").stdout)["build"]["cuda_built"]
+
+
 def independent_count(data: bytes) -> str:
     counts = collections.Counter(data)
     return "".join(f"{v} {counts.get(v, 0)}\n" for v in range(256))
@@ -370,7 +375,9 @@ class Generate(unittest.TestCase):
         e(self, "generate", "uniform", "--size", "5TiB", code=2, says="larger than 1 TiB")
         e(self, "generate", "uniform", "--size", "", code=2, says="empty size")
         e(self, "generate", "/etc/hostname", code=2, says="is a file")
-        e(self, "generate", "uniform", "-s", "10", "-o", "/nonexistent/dir/x", says="cannot create")
+        e(self, "generate", "uniform", "--size", "0", code=2, says="a size of 0 bytes")
+        e(self, "generate", "uniform", "-s", "10", "-o", "/nonexistent/dir/x", code=2, says="cannot create")
+        e(self, "generate", "uniform", "-s", "10", "-o", "/etc/hostname/x", code=2, says="cannot create")
         e(self, "run", "--impl", "bogus", "--no-save", code=2, says="unknown implementation")
         e(self, "run", "--input", "bogus", "--no-save", code=2, says="unknown input")
         e(self, "run", "--experiment", "bogus", "--no-save", code=2, says="unknown experiment")
@@ -382,7 +389,7 @@ class Generate(unittest.TestCase):
         e(self, "run", "--cache", "warm", "-s", "611", "--no-save", code=2, says="warm")
         e(self, "run", "--lesson-reps", "-1", "-s", "611", "--no-save", code=2, says="is outside 0..100000")
         e(self, "run", "--control", "bogus", "-s", "611", "--no-save", code=2, says="unknown toolchain 'bogus'")
-        if b"cubins" in run("--help").stdout:  # built with CUDA
+        if built_with_cuda():
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
         if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
             e(self, "run", "--experiment", "perf", "--no-save", says="needs GPU implementations")
@@ -477,7 +484,7 @@ class Toolchains(unittest.TestCase):
         wheel = pathlib.Path(__file__).resolve().parent.parent / ".deps" / "nvrtc" / "13.0"
         libs = sorted(wheel.glob("nvidia/*/lib/libnvrtc.so.13"))
         records = sorted(wheel.glob("nvidia_cuda_nvrtc-13.0.*.dist-info"))
-        if b"cubins" not in run("--help").stdout or not libs or not records:
+        if not built_with_cuda() or not libs or not records:
             self.skipTest("a CUDA build and ./dev nvrtc 13.0's wheel are needed")
         version = records[0].name[len("nvidia_cuda_nvrtc-"):-len(".dist-info")]
         with tempfile.TemporaryDirectory() as d:

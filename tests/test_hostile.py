@@ -35,6 +35,11 @@ def run(*args, env=None, cwd=None, **kw):
     return subprocess.run([EXE, *args], capture_output=True, timeout=600, env=full_env, cwd=cwd, **kw)
 
 
+def built_with_cuda():
+    """Whether this histostudy has the CUDA backend (every build lists the cubins command)."""
+    return json.loads(run("env").stdout)["build"]["cuda_built"]
+
+
 class Case(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -146,7 +151,7 @@ class RefusedBeforeMeasuring(Case):
         self.refused(run("count", f, env={"OMP_NUM_THREADS": "100000"}), 2, "OMP_NUM_THREADS=100000")
 
     def test_bad_modules_directories(self):
-        if b"cubins" not in run("--help").stdout:
+        if not built_with_cuda():
             self.skipTest("this build has no CUDA")
         self.refused(run("run", *QUICK, "--toolchain", f"modules:{self.dir}", "--no-save"), 2, "no manifest.json")
         with open(self.path("manifest.json"), "w") as f:
@@ -160,8 +165,80 @@ class RefusedBeforeMeasuring(Case):
         self.refused(run("run", "-s", "18446744073709551616", "--no-save"), 2, "larger than 1 TiB")
         out = run("run", "-s", "12XB", "--no-save")
         self.refused(out, 2, "TiB")
-        if b"cubins" in run("--help").stdout:  # built with CUDA
+        if built_with_cuda():
             self.refused(run("cubins", "-o", self.dir, "--arch", ""), 2, "at least one compute capability")
+
+
+class ModulesFolder(Case):
+    """cubins -o: a new folder, written whole or not at all, never over an earlier one, refused before compiling."""
+
+    def setUp(self):
+        super().setUp()
+        if not built_with_cuda():
+            self.skipTest("this build has no CUDA")
+        if not any(line.split()[:1] == ["nvrtc"] for line in run("list").stdout.decode().splitlines()):
+            self.skipTest("no NVRTC on the default search path")
+
+    def cubins(self, *args, **kw):
+        return run("cubins", "--toolchain", "nvrtc", *args, **kw)
+
+    def test_bad_folders_are_refused_before_compiling(self):
+        self.refused(self.cubins("-o", "", cwd=self.dir), 2, "-o: empty path")
+        a_file, earlier = self.path("file"), self.path("earlier")
+        open(a_file, "w").close()
+        self.refused(self.cubins("-o", a_file), 2, "not a directory")
+        self.refused(self.cubins("-o", os.path.join(a_file, "sub")), 2, "not a directory")
+        os.mkdir(earlier)
+        with open(os.path.join(earlier, "manifest.json"), "w") as f:
+            f.write("precious")
+        self.refused(self.cubins("-o", earlier), 2, "not empty")
+        self.assertEqual(os.listdir(earlier), ["manifest.json"])
+        self.assertEqual(sorted(os.listdir(self.dir)), ["earlier", "file"])
+
+    def test_an_arch_nvrtc_cannot_compile_for_is_refused_before_compiling(self):
+        for arch in ("0", "74", "1000", "sm_74"):
+            with self.subTest(arch=arch):
+                self.refused(self.cubins("--arch", f"75,{arch}", "-o", self.path("m")), 2,
+                             "not a compute capability NVRTC")
+                self.assertEqual(os.listdir(self.dir), [])
+
+    def test_repeated_values_are_built_once_and_an_earlier_folder_is_kept(self):
+        folder = self.path("m")
+        out = self.cubins("--toolchain", "nvrtc", "--arch", "75,sm_75,75", "-o", folder)  # nvrtc twice too
+        self.assertEqual(out.returncode, 0, out.stderr)
+        manifest = read_bytes(os.path.join(folder, "manifest.json"))
+        builds = json.loads(manifest)["builds"]
+        self.assertEqual([b["arch"] for b in builds], ["sm_75", "compute_75"])
+        self.assertEqual(os.listdir(self.dir), ["m"])  # no temporary folder left beside it
+        self.refused(self.cubins("--arch", "90", "-o", folder), 2, "not empty")
+        self.assertEqual(read_bytes(os.path.join(folder, "manifest.json")), manifest)
+
+    def test_a_write_error_on_standard_output_is_not_success(self):
+        with open("/dev/full", "wb") as full:
+            out = subprocess.run([EXE, "cubins", "--toolchain", "nvrtc", "--arch", "75", "-o", self.path("m")],
+                                 stdout=full, stderr=subprocess.PIPE, timeout=600)
+        self.refused(out, 1, "standard output")
+
+    def test_an_interrupted_cubins_leaves_no_half_made_folder(self):
+        """SIGINT as soon as anything appears beside the folder: then nothing, or the whole folder."""
+        folder = self.path("m")
+        proc = subprocess.Popen([EXE, "cubins", "--toolchain", "nvrtc", "--arch", "75", "-o", folder],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while proc.poll() is None and not os.listdir(self.dir):
+                time.sleep(0.005)
+            proc.send_signal(signal.SIGINT)
+            proc.wait(timeout=600)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if os.listdir(self.dir):
+            self.assertEqual(os.listdir(self.dir), ["m"])
+            builds = load(os.path.join(folder, "manifest.json"))["builds"]
+            self.assertEqual(len(builds), 2)
+            for b in builds:
+                self.assertTrue(os.path.isfile(os.path.join(folder, b["file"])), b["file"])
 
 
 class NothingLost(Case):
@@ -227,7 +304,7 @@ class NothingLost(Case):
         f = self.path("f")
         with open(f, "wb") as out:
             out.write(b"abc")
-        for args in (["count", f], ["list"], ["env"], ["run", *QUICK, "--no-save"]):
+        for args in (["count", f], ["list"], ["env"], ["run", *QUICK, "--no-save"], ["--help"], ["--version"]):
             with open("/dev/full", "wb") as full:
                 out = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, timeout=600)
             self.assertEqual(out.returncode, 1, args)
@@ -342,7 +419,7 @@ class SaysWhatItDoes(Case):
             self.skipTest("a CUDA driver is installed here")
         except OSError:
             pass
-        if b"cubins" not in run("--help").stdout:
+        if not built_with_cuda():
             self.skipTest("this build has no CUDA")
         out = run("run", *QUICK, "--no-save")
         self.assertIn(b"no CUDA driver", out.stderr)
