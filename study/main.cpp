@@ -201,9 +201,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   check_before_measuring(opt);
   if (hs::names_several_devices(opt.device)) return run_on_gpus(opt, argv);
 
-  const auto toolchains = split_commas(opt.toolchains);
-  const hs::Executors ex =
-      hs::make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control, opt.device);
+  const hs::Executors ex = hs::make_executors(split_commas(opt.toolchains), opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
   if (!ex.device_line.empty()) std::cerr << "histostudy: on " << ex.device_line << "\n";
@@ -233,7 +231,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 
 int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
-  const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
+  const hs::Executors ex = hs::make_executors({}, "none", device);
   const hs::Bins bins = [&] {
     std::optional<hs::ReadProgress> progress;  // not over what a person types into the count
     if (!(path == "-" && ::isatty(STDIN_FILENO))) progress.emplace("histostudy count: read");
@@ -510,7 +508,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*env) {
-      const hs::Executors ex = hs::make_executors({"nvcc"}, "none", env_device);
+      const hs::Executors ex = hs::make_executors({}, "none", env_device);
       nlohmann::json record = hs::environment_record(ex);
       record["gpu_state"] = hs::gpu_state(ex);
       std::cout << hs::lossless_utf8(record).dump(2) << "\n";

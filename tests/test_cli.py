@@ -23,6 +23,11 @@ def run(*args, stdin=None):
     return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=600)
 
 
+def built_with_cuda():
+    """The build's own record: `cubins` is in --help with CUDA or without."""
+    return json.loads(run("env").stdout)["build"]["cuda_built"]
+
+
 def independent_count(data: bytes) -> str:
     counts = collections.Counter(data)
     return "".join(f"{v} {counts.get(v, 0)}\n" for v in range(256))
@@ -382,7 +387,7 @@ class Generate(unittest.TestCase):
         e(self, "run", "--cache", "warm", "-s", "611", "--no-save", code=2, says="warm")
         e(self, "run", "--lesson-reps", "-1", "-s", "611", "--no-save", code=2, says="is outside 0..100000")
         e(self, "run", "--control", "bogus", "-s", "611", "--no-save", code=2, says="unknown toolchain 'bogus'")
-        if b"cubins" in run("--help").stdout:  # built with CUDA
+        if built_with_cuda():
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
         if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
             e(self, "run", "--experiment", "perf", "--no-save", says="needs GPU implementations")
@@ -477,7 +482,7 @@ class Toolchains(unittest.TestCase):
         wheel = pathlib.Path(__file__).resolve().parent.parent / ".deps" / "nvrtc" / "13.0"
         libs = sorted(wheel.glob("nvidia/*/lib/libnvrtc.so.13"))
         records = sorted(wheel.glob("nvidia_cuda_nvrtc-13.0.*.dist-info"))
-        if b"cubins" not in run("--help").stdout or not libs or not records:
+        if not built_with_cuda() or not libs or not records:
             self.skipTest("a CUDA build and ./dev nvrtc 13.0's wheel are needed")
         version = records[0].name[len("nvidia_cuda_nvrtc-"):-len(".dist-info")]
         with tempfile.TemporaryDirectory() as d:
@@ -494,6 +499,23 @@ class Toolchains(unittest.TestCase):
             self.assertEqual(out.returncode, 0, out.stderr)
             self.assertEqual(sorted(p.name for p in pathlib.Path(d, "out").iterdir() if p.is_dir()),
                              [f"nvrtc-{version}"])
+
+
+class ToolchainSpellings(unittest.TestCase):
+    """--toolchain and --control are checked alike with CUDA and without (where every toolchain needs CUDA)."""
+
+    def test_unknown_spellings_are_refused_in_every_build(self):
+        for option in ("--toolchain", "--control"):
+            for spec in ("bogus", "nvrtc:", "modules:"):
+                Count.expect_error(self, "run", "-i", "reference", "-s", "611", option, spec, "--no-save", code=2,
+                                   says=f"unknown toolchain '{spec}'")
+
+    def test_a_build_without_cuda_says_a_toolchain_needs_it(self):
+        if built_with_cuda():
+            self.skipTest("built with CUDA")
+        for option, spec in (("--toolchain", "nvcc"), ("--toolchain", "nvrtc"), ("--control", "nvcc")):
+            Count.expect_error(self, "run", "-i", "reference", "-s", "611", option, spec, "--no-save", code=2,
+                               says=f"{option} {spec}: this histostudy was built without CUDA")
 
 
 class Registry(unittest.TestCase):
