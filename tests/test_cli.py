@@ -367,6 +367,14 @@ class Generate(unittest.TestCase):
             self.assertEqual(os.path.getsize(path), 65536 + 611)
             self.assertEqual(os.listdir(d), ["p.bin"])  # no temporary left behind
 
+    def test_one_spelling_per_input(self):
+        """distinct_01 was distinct_1's bytes under another name: measured again as another input."""
+        e = Count.expect_error
+        for name in ("distinct_01", "distinct_001"):
+            e(self, "generate", name, "-s", "10", code=2, says="write it distinct_1")
+            e(self, "run", "-i", "reference", "--input", f"distinct_1,{name}", "-s", "611", "--no-save", code=2,
+              says="write it distinct_1")
+
     def test_errors(self):
         e = Count.expect_error
         e(self, "generate", "nonsense", code=2, says="unknown input 'nonsense'")
