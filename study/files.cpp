@@ -136,13 +136,12 @@ Fd::~Fd() {
   if (fd_ > 2) ::close(fd_);
 }
 
-int open_for_reading(const std::string& path) {
-  if (path == "-") {
-    if (g_closed_at_start[STDIN_FILENO]) throw Error("standard input: is closed");
-    return STDIN_FILENO;
-  }
+namespace {
+
+// Opens `path` for reading with `flags` besides; refuses a directory.
+int open_path(const std::string& path, int flags) {
   refuse_closed_stream(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
   if (fd < 0) throw Error(os_error(path, "cannot open"));
   struct stat st{};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -150,6 +149,34 @@ int open_for_reading(const std::string& path) {
     throw Error(path + ": is a directory");
   }
   return fd;
+}
+
+// A file a run reads whole, opened without waiting: a FIFO's open would
+// block until a writer came, before it could be refused as no regular file.
+int open_whole_file(const std::string& path) { return open_path(path, O_NONBLOCK); }
+
+// The size of the regular file open on `fd`, checked as whole_file_size says.
+std::uint64_t checked_whole_size(int fd, const std::string& path) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) throw Error(os_error(path, "cannot stat"));
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
+  const auto size = std::uint64_t(st.st_size);
+  if (size == 0) throw Error(path + ": is empty; nothing to measure");
+  if (size > available_memory_bytes())
+    throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
+                with_commas(available_memory_bytes()) + " bytes)");
+  return size;
+}
+
+}  // namespace
+
+int open_for_reading(const std::string& path) {
+  if (path == "-") {
+    if (g_closed_at_start[STDIN_FILENO]) throw Error("standard input: is closed");
+    return STDIN_FILENO;
+  }
+  return open_path(path, 0);
 }
 
 namespace {
@@ -224,22 +251,16 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
 }
 
 std::uint64_t whole_file_size(const std::string& path) {
-  Fd fd(open_for_reading(path));
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) throw Error(os_error(path, "cannot stat"));
-  if (!S_ISREG(st.st_mode))
-    throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
-  const auto size = std::uint64_t(st.st_size);
-  if (size == 0) throw Error(path + ": is empty; nothing to measure");
-  if (size > available_memory_bytes())
-    throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
-                with_commas(available_memory_bytes()) + " bytes)");
-  return size;
+  Fd fd(open_whole_file(path));
+  return checked_whole_size(fd.get(), path);
 }
 
 std::vector<std::uint8_t> read_whole_file(const std::string& path) {
-  const std::uint64_t size = whole_file_size(path);
-  Fd fd(open_for_reading(path));
+  Fd fd(open_whole_file(path));
+  const std::uint64_t size = checked_whole_size(fd.get(), path);
+  // A regular file's reads then block as any others (the flag was for the open).
+  if (::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK) != 0)
+    throw Error(os_error(path, "cannot read"));
   std::vector<std::uint8_t> bytes(size);
   const std::size_t got = read_some(fd.get(), bytes.data(), bytes.size(), path);
   if (got != size) throw Error(path + ": changed while read (" + with_commas(got) + " of " + with_commas(size) + " bytes)");

@@ -71,7 +71,7 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
 
 // The size of a regular file that a run can read whole. Throws Error for a
 // missing, unreadable, non-regular (a FIFO, /dev/zero) or empty file, or one
-// larger than the available memory.
+// larger than the available memory; a FIFO is refused without waiting for a writer.
 std::uint64_t whole_file_size(const std::string& path);
 // Reads such a file with one sized read loop.
 std::vector<std::uint8_t> read_whole_file(const std::string& path);

@@ -143,6 +143,13 @@ class RefusedBeforeMeasuring(Case):
         self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,612", "--no-save"), 2,
                      "does not apply to file inputs")
 
+    def test_a_fifo_input_is_refused_without_waiting_for_a_writer(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)  # no writer ever comes: opened to be read, it would wait forever
+        out = subprocess.run([EXE, "run", "-i", "reference", "--input", fifo, "--no-save"], capture_output=True,
+                             timeout=60)
+        self.refused(out, 1, "not a regular file")  # as /dev/zero is
+
     def test_bad_environment(self):
         self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": "abc123"}), 2, "not a commit")
         f = self.path("f")
