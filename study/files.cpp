@@ -335,14 +335,19 @@ std::filesystem::path write_new_file(const std::filesystem::path& dir, const std
 }
 
 void check_writable_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
   if (dir.empty()) throw UsageError("-o: empty path");
   refuse_closed_stream(dir.string());
+  // The folder, or the nearest one above it that is there (a link to nothing is there): where files or the
+  // folders down to `dir` will be created. Nothing is made yet: a run refused later leaves no folder.
   std::error_code ec;
-  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-    throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError(dir.string() + ": cannot create directory (" + ec.message() + ")");
-  const auto probe = dir / (".histostudy-probe." + std::to_string(::getpid()));
+  fs::path there = dir;
+  while (!there.empty() && !fs::exists(fs::symlink_status(there, ec))) there = there.parent_path();
+  if (there.empty()) there = ".";
+  if (!fs::is_directory(there, ec))
+    throw UsageError(dir.string() + ": " + (there == dir ? "" : there.string() + " is ") +
+                     "not a directory (-o names the folder result files go to)");
+  const auto probe = there / (".histostudy-probe." + std::to_string(::getpid()));
   Fd fd(::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (fd.get() < 0) throw UsageError(os_error(dir.string(), "cannot create result files here"));
   ::unlink(probe.c_str());

@@ -89,14 +89,15 @@ void install_signal_handlers();
 // `replace`. On any error the temporary is removed. Returns the path written.
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write);
 
-// Writes `bytes` as DIR/STEM.json, or STEM-002.json... if taken: never over
+// Writes `bytes` as DIR/STEM.json (DIR made if missing), or STEM-002.json... if taken: never over
 // an earlier file, never partially visible. Falls back to an exclusive
 // create where the filesystem has no hard links. Returns the path written.
 std::filesystem::path write_new_file(const std::filesystem::path& dir, const std::string& stem,
                                      const std::string& bytes);
 
-// Throws UsageError unless files can be created in `dir` (made if missing):
-// checked before a run measures anything.
+// Throws UsageError unless files can be created in `dir`, or where missing
+// in the nearest folder above it that is there (write_new_file makes it):
+// checked before a run measures anything, and making nothing.
 void check_writable_dir(const std::filesystem::path& dir);
 
 }  // namespace hs

@@ -150,6 +150,16 @@ class RefusedBeforeMeasuring(Case):
                              timeout=60)
         self.refused(out, 1, "not a regular file")  # as /dev/zero is
 
+    def test_a_refused_run_makes_no_folder(self):
+        out_dir = os.path.join(self.path("new"), "runs")
+        self.refused(run("run", "-e", "bogus", "-o", out_dir), 2, "unknown experiment")
+        self.refused(run("run", "-i", "reference", "-s", "0", "-o", out_dir), 2, "size 0")
+        self.refused(run("run", "-i", "reference", "--input", "/nonexistent", "-o", out_dir), 1, "cannot open")
+        self.assertEqual(os.listdir(self.dir), [])
+        out = run("run", *QUICK, "-o", out_dir)  # made once there is a result to save
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(self.results(out_dir)), 1)
+
     def test_bad_environment(self):
         self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": "abc123"}), 2, "not a commit")
         f = self.path("f")
