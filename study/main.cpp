@@ -90,10 +90,13 @@ std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
 }
 
 // Throws Error when standard output could not be written (a full disk, a
-// closed pipe): a command that printed nothing must not exit 0.
-void check_stdout() {
+// closed pipe): a command that printed nothing must not exit 0. `saved`
+// ("result file: PATH"), what standard output failed to say, is said here.
+void check_stdout(const std::string& saved = "") {
   std::cout.flush();
-  if (!std::cout) throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")");
+  if (!std::cout)
+    throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")" +
+                    (saved.empty() ? "" : "; " + saved));
 }
 
 constexpr const char* kDeviceHelp =
@@ -167,15 +170,19 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   // The very binary running now, even should a rebuild have replaced its file.
   const auto exits = hs::run_members(members, "/proc/self/exe", std::cout, std::cerr);
   int status = 0;
+  std::string saved;
   if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
-    if (!e.result_file.empty()) std::cout << "  " << e.label << ": " << e.result_file << "\n";
+    if (!e.result_file.empty()) {
+      std::cout << "  " << e.label << ": " << e.result_file << "\n";
+      saved += (saved.empty() ? "result files: " : ", ") + e.result_file;
+    }
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
     if (e.status != 0 && status == 0) status = e.status;
   }
   if (!opt.no_save)
     std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << opt.out_dir << "\n";
-  check_stdout();
+  check_stdout(saved);
   return status;
 }
 
@@ -222,7 +229,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (!record.hardware.is_null())
     std::cout << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
   if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
-  check_stdout();
+  check_stdout(saved.empty() ? "" : "result file: " + saved);
   const auto& rows = record.rows;
   bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
   if (!all_passed) std::cerr << "histostudy: some implementations FAILED their check (see above)\n";

@@ -255,6 +255,16 @@ class NothingLost(Case):
             self.assertEqual(out.returncode, 1, args)
             self.assertIn(b"standard output", out.stderr, args)
 
+    def test_a_failing_standard_output_names_the_result_file(self):
+        with open("/dev/full", "wb") as full:
+            out = subprocess.run([EXE, "run", *QUICK, "-o", self.dir], stdout=full, stderr=subprocess.PIPE,
+                                 timeout=600)
+        [saved] = self.results(self.dir)
+        self.assertEqual(out.returncode, 1)
+        last = out.stderr.decode().splitlines()[-1]
+        self.assertIn("standard output: write error", last)
+        self.assertTrue(last.endswith(f"; result file: {saved}"), last)
+
     def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")
         if not shim:
