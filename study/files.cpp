@@ -42,8 +42,16 @@ void refuse_closed_stream(const std::string& path) {
   }
 }
 
+// The line a termination signal writes to standard error (say_when_interrupted), in a
+// fixed buffer for the same reason; its length 0 while it is rewritten or there is none.
+char g_interrupted_line[8192];
+std::atomic<std::size_t> g_interrupted_length{0};
+
 extern "C" void remove_temporary_and_die(int signal) {
   if (g_has_temporary.load()) ::unlink(g_temporary);
+  if (const std::size_t n = g_interrupted_length.load()) {
+    [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, g_interrupted_line, n);  // write(2): signal-safe
+  }
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -265,6 +273,14 @@ std::vector<std::uint8_t> read_whole_file(const std::string& path) {
   const std::size_t got = read_some(fd.get(), bytes.data(), bytes.size(), path);
   if (got != size) throw Error(path + ": changed while read (" + with_commas(got) + " of " + with_commas(size) + " bytes)");
   return bytes;
+}
+
+void say_when_interrupted(const std::string& line) {
+  g_interrupted_length.store(0);
+  if (line.empty() || line.size() + 1 > sizeof g_interrupted_line) return;
+  std::memcpy(g_interrupted_line, line.data(), line.size());
+  g_interrupted_line[line.size()] = '\n';
+  g_interrupted_length.store(line.size() + 1);
 }
 
 void install_signal_handlers() {

@@ -80,6 +80,9 @@ std::vector<std::uint8_t> read_whole_file(const std::string& path);
 // in flight (SIGINT, SIGTERM, SIGHUP) and ignores SIGPIPE, so a closed pipe
 // is a write error the command reports, not a silent death. Call once, first.
 void install_signal_handlers();
+// The line those handlers write to standard error before the process dies
+// ("histostudy: interrupted: nothing saved"); "" (the default): none.
+void say_when_interrupted(const std::string& line);
 
 // Writes `path` by calling `write(fd)`: a new file through a temporary in the
 // same folder, linked into place (never over an existing file); an existing

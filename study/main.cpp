@@ -216,11 +216,13 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
+  hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = hs::record_run(request, cases, ex, argv,
                                         [](const std::string& line) { std::cerr << line << std::endl; });
   record.run_id = opt.run_id;
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
+  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
   if (!record.incomplete.empty())
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
 

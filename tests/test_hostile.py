@@ -265,6 +265,24 @@ class NothingLost(Case):
         self.assertIn("standard output: write error", last)
         self.assertTrue(last.endswith(f"; result file: {saved}"), last)
 
+    def test_an_interrupted_run_says_nothing_was_saved(self):
+        out_dir = self.path("out")
+        proc = subprocess.Popen([EXE, "run", "-i", "reference", "-s", "64MiB", "-o", out_dir],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            line = proc.stderr.readline()
+            while line and b"[1/" not in line:  # measuring
+                line = proc.stderr.readline()
+            proc.send_signal(signal.SIGINT)
+            err = proc.communicate(timeout=60)[1]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, -signal.SIGINT)
+        self.assertEqual(err.decode().splitlines()[-1], "histostudy: interrupted: nothing saved")
+        self.assertFalse(os.path.exists(out_dir))
+
     def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")
         if not shim:
