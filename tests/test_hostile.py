@@ -150,6 +150,26 @@ class RefusedBeforeMeasuring(Case):
                              timeout=60)
         self.refused(out, 1, "not a regular file")  # as /dev/zero is
 
+    def test_grid_and_block_launch_the_gpu_implementations_alone(self):
+        """With no GPU implementation to launch they are refused before anything is made; beside GPU ones, the
+        CPU ones run without them."""
+        new = self.path("new")
+        self.refused(run("run", "-i", "reference", "-s", "611", "--grid", "5", "-o", new), 2, "--grid and --block")
+        self.refused(run("run", "-i", "openmp_fast", "-s", "611", "--block", "64", "-o", new), 2, "--grid and --block")
+        self.assertFalse(os.path.exists(new))
+        if "[cannot run here]" in run("list").stdout.decode():  # the default selection is the CPU's alone
+            self.refused(run("run", "-s", "611", "--grid", "512", "--no-save"), 2, "no usable CUDA GPU here")
+            return
+        out = run("run", "-i", "reference,global", "--input", "uniform", "-s", "611", "--grid", "64", "--block", "128",
+                  "-o", new)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(new)
+        rows = [r for r in load(saved)["rows"] if r["impl"] in ("reference", "global")]
+        self.assertEqual(sorted(r["backend"] for r in rows), ["cpu", "cuda"])
+        for row in rows:
+            want = (64, 128) if row["backend"] == "cuda" else (0, 0)
+            self.assertEqual((row["policy"]["grid"], row["policy"]["block"]), want, row["impl"])
+
     def test_a_refused_run_makes_no_folder(self):
         out_dir = os.path.join(self.path("new"), "runs")
         self.refused(run("run", "-e", "bogus", "-o", out_dir), 2, "unknown experiment")
