@@ -1,7 +1,7 @@
 // histostudy: the command-line front end. Library layers throw hs::Error;
 // this file alone prints errors and chooses exit codes.
 //
-//   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
+//   histostudy [run ...]          the study (default: lesson + sweep) -> runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
 //   histostudy count-bench FILE   count against its floor on a page-cached file (reading it; GPU: pinned copies)
 //   histostudy generate INPUT     a study input's exact bytes
@@ -75,13 +75,18 @@ std::vector<std::string> unique(const std::vector<std::string>& items) {
   return out;
 }
 
+// An --input item that names an existing file as a whole (a path may contain commas).
+bool names_a_file(const std::string& item) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(item, ec);
+}
+
 // --input items split at commas, except an item that names an existing
-// file as a whole (a path may contain commas).
+// file as a whole.
 std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
-    std::error_code ec;
-    if (item.find(',') != std::string::npos && std::filesystem::is_regular_file(item, ec))
+    if (item.find(',') != std::string::npos && names_a_file(item))
       out.push_back(item);
     else
       for (const auto& part : split_commas({item})) out.push_back(part);
@@ -326,6 +331,17 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
 const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
 
+// A list option's value: items between commas, none empty (split_commas
+// would drop it, and -e '' ran the default study); a user who typed one meant a name.
+std::string empty_item_in(const std::string& text) {
+  if (text.empty()) return "an empty value names nothing";
+  const bool empty_item = text.front() == ',' || text.back() == ',' || text.find(",,") != std::string::npos;
+  return empty_item ? "an empty item in '" + text + "' names nothing" : "";
+}
+const CLI::Validator kList([](std::string& text) { return empty_item_in(text); }, "");
+// --input's, where an existing file is named whole, commas and all.
+const CLI::Validator kInputList([](std::string& text) { return names_a_file(text) ? "" : empty_item_in(text); }, "");
+
 // --chunk and --piece: a size, not 0 (which would read as "count's own", and
 // nobody asks for that by typing it).
 const CLI::Validator kNonzeroSize(
@@ -367,13 +383,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   RunOptions run_opt;
-  auto* run = app.add_subcommand("run", "Run the study; write data/runs/<date>_<gpu>_<toolchains>.json");
-  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks, perf, placement (default: lesson,sweep; see list)");
-  run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
-  run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
-  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");
-  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's)")->check(whole_number_in(1, 1 << 30));
-  run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(whole_number_in(1, 1024));
+  auto* run = app.add_subcommand("run", "Run the study; write <date>_<gpu>_<toolchains>.json into --out-dir "
+                                        "(default " + run_opt.out_dir + "/)");
+  run->add_option("-e,--experiment", run_opt.experiments,
+                  hs::experiment_names() + " (default: lesson,sweep; see list)")->check(kList);
+  run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)")->check(kList);
+  run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)")->check(kInputList);
+  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)")->check(kList);
+  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's); CPU implementations run without")
+      ->check(whole_number_in(1, 1 << 30));
+  run->add_option("--block", run_opt.block, "GPU threads per block (default 256); CPU implementations run without")
+      ->check(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   run->add_option("-p,--passes", run_opt.passes, "passes P (1, 2, 4, 8) of the implementations that take them")
@@ -399,19 +419,19 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(number_in(0.0, 1.0));
   run->add_option("--control", run_opt.control,
                   "A/A control: auto (repeat the first toolchain when 2+ are compared), none, or a toolchain spec")
-      ->capture_default_str();
+      ->capture_default_str()->check(kNotEmpty);
   run->add_option("--bins-offset", run_opt.bins_offsets,
                   "bytes past a 2 MiB boundary where the bins start: multiples of 128 up to 1 MiB (default 0; "
-                  "the placement experiment sweeps 0..2048)");
+                  "the placement experiment sweeps 0..2048)")->check(kList);
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
   run->add_option("--device", run_opt.device, kRunDeviceHelp)->check(kNotEmpty);
   run->add_option("--run-id", run_opt.run_id,
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
-                  "(--device all sets it; tools/slurm_fleet.sh gives each array job one)");
+                  "(--device all sets it; tools/slurm_fleet.sh gives each array job one)")->check(kNotEmpty);
   run->add_option("--toolchain", run_opt.toolchains,
                   "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
-                  "(default nvcc; see list)");
+                  "(default nvcc; see list)")->check(kList);
 
   // count's default: the CPU's privatized implementation.
   std::string count_impl, count_path = "-";

@@ -3,6 +3,7 @@
 independent count (Python's collections.Counter) and a clear one-line error
 with a non-zero exit for every bad input. Usage: test_cli.py HISTOSTUDY"""
 import collections
+import itertools
 import json
 import os
 import pathlib
@@ -541,6 +542,16 @@ class Registry(unittest.TestCase):
         listed = run("list").stdout.decode()
         for name in ("lesson", "sweep", "blocks", "perf", "sizes", "placement", "custom"):
             self.assertIn(f"  {name} ", listed)
+
+    def test_run_help_names_the_default_folder_and_every_experiment(self):
+        listed = run("list").stdout.decode().split("experiments (--experiment NAME):\n")[1]
+        names = [line.split()[0] for line in itertools.takewhile(lambda l: l.startswith("  "), listed.splitlines())]
+        self.assertIn("custom", names)
+        help_text = run("run", "--help").stdout.decode()
+        self.assertIn("(default runs/)", help_text)
+        self.assertNotIn("data/runs", help_text)
+        experiment = next(line for line in help_text.splitlines() if "--experiment" in line)
+        self.assertIn(", ".join(names), experiment)
 
 
 if __name__ == "__main__":

@@ -150,6 +150,15 @@ class RefusedBeforeMeasuring(Case):
                              timeout=60)
         self.refused(out, 1, "not a regular file")  # as /dev/zero is
 
+    def test_empty_names_are_usage_errors(self):
+        """An empty name was dropped: -e '' ran the whole default study."""
+        for option in ("-e", "-i", "--input", "-s", "--toolchain", "--bins-offset"):
+            for value in ("", ",", "611,", ",,611", "611,,611"):
+                with self.subTest(option=option, value=value):
+                    self.refused(run("run", option, value, "--no-save"), 2, "names nothing")
+        for option in ("--control", "--run-id"):
+            self.refused(run("run", option, "", "--no-save"), 2, "an empty value names nothing")
+
     def test_grid_and_block_launch_the_gpu_implementations_alone(self):
         """With no GPU implementation to launch they are refused before anything is made; beside GPU ones, the
         CPU ones run without them."""
