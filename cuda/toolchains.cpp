@@ -16,6 +16,7 @@
 #include "cuda/nvcc_kernels.hpp"
 #include "cuda/nvrtc_library.hpp"
 #include "cuda/shared_device.hpp"
+#include "cuda/toolchain_spec.hpp"
 #include "cuda/variants.hpp"
 #include "study/error.hpp"
 #include "study/fleet.hpp"
@@ -26,18 +27,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kNvrtcPrefix = "nvrtc:";
-constexpr std::string_view kModulesPrefix = "modules:";
 // What plain "nvrtc" loads: the first of these the default search path has.
 const std::vector<std::string> kDefaultNvrtcNames = {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"};
 
-// The NVRTC library a spec names; nullopt for "nvcc". Throws UsageError.
+// The NVRTC library a spec names; nullopt for "nvcc". Throws UsageError,
+// also for a modules directory, which holds many toolchains.
 std::optional<std::string> nvrtc_library_of(const std::string& spec) {
-  if (spec == "nvcc") return std::nullopt;
-  if (spec == "nvrtc") return "";
-  if (spec.starts_with(kNvrtcPrefix) && spec.size() > kNvrtcPrefix.size()) return spec.substr(kNvrtcPrefix.size());
-  throw UsageError("unknown toolchain '" + spec +
-                   "' (known: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N, modules:DIR)");
+  const ToolchainSpec parsed = parse_toolchain(spec);
+  if (parsed.kind == ToolchainSpec::Kind::modules)
+    throw UsageError("toolchain " + spec + ": a modules directory holds many toolchains; name nvcc or nvrtc here");
+  if (parsed.kind == ToolchainSpec::Kind::nvcc) return std::nullopt;
+  return parsed.path;
 }
 
 // Loads `library`, or with "" the default search path's libnvrtc.
@@ -69,7 +69,8 @@ std::vector<std::string> installed_nvrtc_libraries() {
 }  // namespace
 
 std::optional<std::string> modules_dir_of(const std::string& spec) {
-  if (spec.starts_with(kModulesPrefix) && spec.size() > kModulesPrefix.size()) return spec.substr(kModulesPrefix.size());
+  const ToolchainSpec parsed = parse_toolchain(spec);
+  if (parsed.kind == ToolchainSpec::Kind::modules) return parsed.path;
   return std::nullopt;
 }
 
@@ -83,8 +84,6 @@ std::vector<std::unique_ptr<Executor>> make_gpu_executors(const std::string& spe
 }
 
 std::unique_ptr<Executor> make_gpu_executor(const std::string& spec, std::shared_ptr<SharedDevice> device) {
-  if (modules_dir_of(spec))
-    throw UsageError("toolchain " + spec + ": a modules directory holds many toolchains; name nvcc or nvrtc here");
   const auto library = nvrtc_library_of(spec);
   if (!library) return make_nvcc_executor(std::move(device));
   return make_nvrtc_executor(load_nvrtc(*library), std::move(device));

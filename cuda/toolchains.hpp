@@ -25,7 +25,8 @@ std::vector<std::unique_ptr<Executor>> make_gpu_executors(const std::string& spe
                                                           const std::shared_ptr<SharedDevice>& device,
                                                           std::vector<std::string>& skipped);
 
-// "DIR" of "modules:DIR"; nullopt for any other spec.
+// "DIR" of "modules:DIR"; nullopt for any other spec. Throws UsageError for
+// an unknown one (cuda/toolchain_spec.hpp).
 std::optional<std::string> modules_dir_of(const std::string& spec);
 
 // An executor for `spec` on the run's shared device (its buffers and stream).

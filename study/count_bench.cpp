@@ -296,7 +296,7 @@ struct GpuBench {
 Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, const FileVersion& file) {
   const std::uint64_t size = file.size;
   auto g = std::make_shared<GpuBench>();
-  g->ex = make_executors({"nvcc"}, "none", request.device);
+  g->ex = make_executors({}, "none", request.device);
   g->gpu = &executor_for(g->ex, impl);
   const int threads = gpu_reading_threads(request.threads);
   g->want = count_stream(request.path, find_implementation("reference"), *g->ex.owned.front(), 0);

@@ -83,12 +83,16 @@ const std::vector<Experiment>& experiments() {
   return all;
 }
 
+std::string experiment_names() {
+  std::string names;
+  for (const auto& e : experiments()) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  return names;
+}
+
 const Experiment& find_experiment(std::string_view name) {
   for (const auto& e : experiments())
     if (e.name == name) return e;
-  std::string known;
-  for (const auto& e : experiments()) known += (known.empty() ? "" : ", ") + std::string(e.name);
-  throw UsageError("unknown experiment '" + std::string(name) + "' (known: " + known + ")");
+  throw UsageError("unknown experiment '" + std::string(name) + "' (known: " + experiment_names() + ")");
 }
 
 }  // namespace hs

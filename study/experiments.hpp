@@ -22,9 +22,12 @@ struct Experiment {
   bool measures_shared_rates = false;  // records the GPU's shared-memory update rates beside its rows
 };
 
-// lesson, sweep, blocks, perf, placement; and custom, what --impl, --input
-// or --size alone run.
+// lesson, sweep, blocks, perf, sizes, placement; and custom, what --impl,
+// --input or --size alone run.
 const std::vector<Experiment>& experiments();
+
+// Their names, in order: "lesson, sweep, ...".
+std::string experiment_names();
 
 // Throws UsageError listing the known names.
 const Experiment& find_experiment(std::string_view name);

@@ -47,8 +47,16 @@ void refuse_closed_stream(const std::string& path) {
   }
 }
 
+// The line a termination signal writes to standard error (say_when_interrupted), in a
+// fixed buffer for the same reason; its length 0 while it is rewritten or there is none.
+char g_interrupted_line[8192];
+std::atomic<std::size_t> g_interrupted_length{0};
+
 extern "C" void remove_temporary_and_die(int signal) {
   if (g_has_temporary.load()) ::unlink(g_temporary);
+  if (const std::size_t n = g_interrupted_length.load()) {
+    [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, g_interrupted_line, n);  // write(2): signal-safe
+  }
   std::signal(signal, SIG_DFL);
   std::raise(signal);
 }
@@ -183,13 +191,12 @@ Fd::~Fd() {
   if (fd_ > 2) ::close(fd_);
 }
 
-int open_for_reading(const std::string& path) {
-  if (path == "-") {
-    if (g_closed_at_start[STDIN_FILENO]) throw Error("standard input: is closed");
-    return STDIN_FILENO;
-  }
+namespace {
+
+// Opens `path` for reading with `flags` besides; refuses a directory.
+int open_path(const std::string& path, int flags) {
   refuse_closed_stream(path);
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | flags);
   if (fd < 0) throw Error(os_error(path, "cannot open"));
   struct stat st{};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -197,6 +204,34 @@ int open_for_reading(const std::string& path) {
     throw Error(path + ": is a directory");
   }
   return fd;
+}
+
+// A file a run reads whole, opened without waiting: a FIFO's open would
+// block until a writer came, before it could be refused as no regular file.
+int open_whole_file(const std::string& path) { return open_path(path, O_NONBLOCK); }
+
+// The size of the regular file open on `fd`, checked as whole_file_size says.
+std::uint64_t checked_whole_size(int fd, const std::string& path) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) throw Error(os_error(path, "cannot stat"));
+  if (!S_ISREG(st.st_mode))
+    throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
+  const auto size = std::uint64_t(st.st_size);
+  if (size == 0) throw Error(path + ": is empty; nothing to measure");
+  if (size > available_memory_bytes())
+    throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
+                with_commas(available_memory_bytes()) + " bytes)");
+  return size;
+}
+
+}  // namespace
+
+int open_for_reading(const std::string& path) {
+  if (path == "-") {
+    if (g_closed_at_start[STDIN_FILENO]) throw Error("standard input: is closed");
+    return STDIN_FILENO;
+  }
+  return open_path(path, 0);
 }
 
 namespace {
@@ -271,26 +306,28 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
 }
 
 std::uint64_t whole_file_size(const std::string& path) {
-  Fd fd(open_for_reading(path));
-  struct stat st{};
-  if (::fstat(fd.get(), &st) != 0) throw Error(os_error(path, "cannot stat"));
-  if (!S_ISREG(st.st_mode))
-    throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
-  const auto size = std::uint64_t(st.st_size);
-  if (size == 0) throw Error(path + ": is empty; nothing to measure");
-  if (size > available_memory_bytes())
-    throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
-                with_commas(available_memory_bytes()) + " bytes)");
-  return size;
+  Fd fd(open_whole_file(path));
+  return checked_whole_size(fd.get(), path);
 }
 
 std::vector<std::uint8_t> read_whole_file(const std::string& path) {
-  const std::uint64_t size = whole_file_size(path);
-  Fd fd(open_for_reading(path));
+  Fd fd(open_whole_file(path));
+  const std::uint64_t size = checked_whole_size(fd.get(), path);
+  // A regular file's reads then block as any others (the flag was for the open).
+  if (::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK) != 0)
+    throw Error(os_error(path, "cannot read"));
   std::vector<std::uint8_t> bytes(size);
   const std::size_t got = read_some(fd.get(), bytes.data(), bytes.size(), path);
   if (got != size) throw Error(path + ": changed while read (" + with_commas(got) + " of " + with_commas(size) + " bytes)");
   return bytes;
+}
+
+void say_when_interrupted(const std::string& line) {
+  g_interrupted_length.store(0);
+  if (line.empty() || line.size() + 1 > sizeof g_interrupted_line) return;
+  std::memcpy(g_interrupted_line, line.data(), line.size());
+  g_interrupted_line[line.size()] = '\n';
+  g_interrupted_length.store(line.size() + 1);
 }
 
 void install_signal_handlers() {
@@ -363,14 +400,19 @@ std::filesystem::path write_new_file(const std::filesystem::path& dir, const std
 }
 
 void check_writable_dir(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
   if (dir.empty()) throw UsageError("-o: empty path");
   refuse_closed_stream(dir.string());
+  // The folder, or the nearest one above it that is there (a link to nothing is there): where files or the
+  // folders down to `dir` will be created. Nothing is made yet: a run refused later leaves no folder.
   std::error_code ec;
-  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
-    throw UsageError(dir.string() + ": not a directory (-o names the folder result files go to)");
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw UsageError(dir.string() + ": cannot create directory (" + ec.message() + ")");
-  if (!can_create_in(dir)) throw UsageError(os_error(dir.string(), "cannot create result files here"));
+  fs::path there = dir;
+  while (!there.empty() && !fs::exists(fs::symlink_status(there, ec))) there = there.parent_path();
+  if (there.empty()) there = ".";
+  if (!fs::is_directory(there, ec))
+    throw UsageError(dir.string() + ": " + (there == dir ? "" : there.string() + " is ") +
+                     "not a directory (-o names the folder result files go to)");
+  if (!can_create_in(there)) throw UsageError(os_error(dir.string(), "cannot create result files here"));
 }
 
 void check_new_folder(const fs::path& dir) {
@@ -394,6 +436,8 @@ void write_new_folder(const fs::path& dir, const std::map<std::string, std::stri
   const TerminationSignalsHeld held;
   check_new_folder(dir);  // again: the work that made `files` took a while
   const fs::path folder = folder_named(dir), tmp = temporary_beside(folder);
+  std::error_code made;
+  if (folder.has_parent_path()) fs::create_directories(folder.parent_path(), made);  // as run -o makes its folder
   if (::mkdir(tmp.c_str(), 0755) != 0) throw Error(os_error(tmp.string(), "cannot create directory"));
   try {
     for (const auto& [name, bytes] : files) {

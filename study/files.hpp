@@ -72,7 +72,7 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
 
 // The size of a regular file that a run can read whole. Throws Error for a
 // missing, unreadable, non-regular (a FIFO, /dev/zero) or empty file, or one
-// larger than the available memory.
+// larger than the available memory; a FIFO is refused without waiting for a writer.
 std::uint64_t whole_file_size(const std::string& path);
 // Reads such a file with one sized read loop.
 std::vector<std::uint8_t> read_whole_file(const std::string& path);
@@ -81,6 +81,9 @@ std::vector<std::uint8_t> read_whole_file(const std::string& path);
 // in flight (SIGINT, SIGTERM, SIGHUP) and ignores SIGPIPE, so a closed pipe
 // is a write error the command reports, not a silent death. Call once, first.
 void install_signal_handlers();
+// The line those handlers write to standard error before the process dies
+// ("histostudy: interrupted: nothing saved"); "" (the default): none.
+void say_when_interrupted(const std::string& line);
 
 // Writes `path` by calling `write(fd)`: a new file through a temporary in the
 // same folder, linked into place (never over an existing file); an existing
@@ -92,14 +95,15 @@ void install_signal_handlers();
 // temporary is removed.
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write);
 
-// Writes `bytes` as DIR/STEM.json, or STEM-002.json... if taken: never over
+// Writes `bytes` as DIR/STEM.json (DIR made if missing), or STEM-002.json... if taken: never over
 // an earlier file, never partially visible. Falls back to an exclusive
 // create where the filesystem has no hard links. Returns the path written.
 std::filesystem::path write_new_file(const std::filesystem::path& dir, const std::string& stem,
                                      const std::string& bytes);
 
-// Throws UsageError unless files can be created in `dir` (made if missing):
-// checked before a run measures anything.
+// Throws UsageError unless files can be created in `dir`, or where missing
+// in the nearest folder above it that is there (write_new_file makes it):
+// checked before a run measures anything, and making nothing.
 void check_writable_dir(const std::filesystem::path& dir);
 
 // Throws UsageError unless write_new_folder can make `dir`: missing or an

@@ -123,6 +123,9 @@ InputSpec parse_input(std::string_view name) {
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), k);
     if (ec != std::errc() || end != digits.data() + digits.size() || k < 1 || k > 256)
       throw UsageError("bad input '" + std::string(name) + "': distinct_K needs K in 1..256");
+    // One spelling per input: distinct_01 would be measured again beside distinct_1, under its own name.
+    if (digits != std::to_string(k))
+      throw UsageError("bad input '" + std::string(name) + "': write it distinct_" + std::to_string(k));
     return {K::distinct, k, ""};
   }
   std::error_code ec;

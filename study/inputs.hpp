@@ -26,7 +26,8 @@ struct InputSpec {
   bool synthetic() const { return kind != Kind::file; }
 };
 
-// Throws UsageError for an unknown name, or a distinct_K with K outside 1..256.
+// Throws UsageError for an unknown name, or a distinct_K with K outside 1..256
+// or not in its one spelling (distinct_01 is distinct_1's).
 InputSpec parse_input(std::string_view name);
 
 // The names `histostudy list` prints.

@@ -1,7 +1,7 @@
 // histostudy: the command-line front end. Library layers throw hs::Error;
 // this file alone prints errors and chooses exit codes.
 //
-//   histostudy [run ...]          the study (default: lesson + sweep) -> data/runs/*.json
+//   histostudy [run ...]          the study (default: lesson + sweep) -> runs/*.json
 //   histostudy count [FILE|-]     256 lines "value count"
 //   histostudy count-bench FILE   count against its floor on a page-cached file (reading it; GPU: pinned copies)
 //   histostudy generate INPUT     a study input's exact bytes
@@ -75,13 +75,18 @@ std::vector<std::string> unique(const std::vector<std::string>& items) {
   return out;
 }
 
+// An --input item that names an existing file as a whole (a path may contain commas).
+bool names_a_file(const std::string& item) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(item, ec);
+}
+
 // --input items split at commas, except an item that names an existing
-// file as a whole (a path may contain commas).
+// file as a whole.
 std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const auto& item : items) {
-    std::error_code ec;
-    if (item.find(',') != std::string::npos && std::filesystem::is_regular_file(item, ec))
+    if (item.find(',') != std::string::npos && names_a_file(item))
       out.push_back(item);
     else
       for (const auto& part : split_commas({item})) out.push_back(part);
@@ -90,10 +95,13 @@ std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
 }
 
 // Throws Error when standard output could not be written (a full disk, a
-// closed pipe): a command that printed nothing must not exit 0.
-void check_stdout() {
+// closed pipe): a command that printed nothing must not exit 0. `saved`
+// ("result file: PATH"), what standard output failed to say, is said here.
+void check_stdout(const std::string& saved = "") {
   std::cout.flush();
-  if (!std::cout) throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")");
+  if (!std::cout)
+    throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")" +
+                    (saved.empty() ? "" : "; " + saved));
 }
 
 constexpr const char* kDeviceHelp =
@@ -167,15 +175,19 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   // The very binary running now, even should a rebuild have replaced its file.
   const auto exits = hs::run_members(members, "/proc/self/exe", std::cout, std::cerr);
   int status = 0;
+  std::string saved;
   if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
-    if (!e.result_file.empty()) std::cout << "  " << e.label << ": " << e.result_file << "\n";
+    if (!e.result_file.empty()) {
+      std::cout << "  " << e.label << ": " << e.result_file << "\n";
+      saved += (saved.empty() ? "result files: " : ", ") + e.result_file;
+    }
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
     if (e.status != 0 && status == 0) status = e.status;
   }
   if (!opt.no_save)
     std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << opt.out_dir << "\n";
-  check_stdout();
+  check_stdout(saved);
   return status;
 }
 
@@ -201,9 +213,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   check_before_measuring(opt);
   if (hs::names_several_devices(opt.device)) return run_on_gpus(opt, argv);
 
-  const auto toolchains = split_commas(opt.toolchains);
-  const hs::Executors ex =
-      hs::make_executors(toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains, opt.control, opt.device);
+  const hs::Executors ex = hs::make_executors(split_commas(opt.toolchains), opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
   if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
   if (!ex.device_line.empty()) std::cerr << "histostudy: on " << ex.device_line << "\n";
@@ -211,11 +221,13 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
+  hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = hs::record_run(request, cases, ex, argv,
                                         [](const std::string& line) { std::cerr << line << std::endl; });
   record.run_id = opt.run_id;
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
+  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
   if (!record.incomplete.empty())
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
 
@@ -224,7 +236,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (!record.hardware.is_null())
     std::cout << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
   if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
-  check_stdout();
+  check_stdout(saved.empty() ? "" : "result file: " + saved);
   const auto& rows = record.rows;
   bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
   if (!all_passed) std::cerr << "histostudy: some implementations FAILED their check (see above)\n";
@@ -233,7 +245,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 
 int count_command(const std::string& impl_name, const std::string& path, int threads, const std::string& device) {
   const hs::Implementation& impl = hs::find_implementation(impl_name);
-  const hs::Executors ex = hs::make_executors({"nvcc"}, "none", device);
+  const hs::Executors ex = hs::make_executors({}, "none", device);
   const hs::Bins bins = [&] {
     std::optional<hs::ReadProgress> progress;  // not over what a person types into the count
     if (!(path == "-" && ::isatty(STDIN_FILENO))) progress.emplace("histostudy count: read");
@@ -320,6 +332,17 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
 const CLI::Validator kNotEmpty(
     [](std::string& text) -> std::string { return text.empty() ? "an empty value names nothing" : ""; }, "TEXT");
 
+// A list option's value: items between commas, none empty (split_commas
+// would drop it, and -e '' ran the default study); a user who typed one meant a name.
+std::string empty_item_in(const std::string& text) {
+  if (text.empty()) return "an empty value names nothing";
+  const bool empty_item = text.front() == ',' || text.back() == ',' || text.find(",,") != std::string::npos;
+  return empty_item ? "an empty item in '" + text + "' names nothing" : "";
+}
+const CLI::Validator kList([](std::string& text) { return empty_item_in(text); }, "");
+// --input's, where an existing file is named whole, commas and all.
+const CLI::Validator kInputList([](std::string& text) { return names_a_file(text) ? "" : empty_item_in(text); }, "");
+
 // --chunk and --piece: a size, not 0 (which would read as "count's own", and
 // nobody asks for that by typing it); generate's --size: 0 is a usage error.
 const CLI::Validator kNonzeroSize(
@@ -372,13 +395,17 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
 
   RunOptions run_opt;
-  auto* run = app.add_subcommand("run", "Run the study; write data/runs/<date>_<gpu>_<toolchains>.json");
-  run->add_option("-e,--experiment", run_opt.experiments, "lesson, sweep, blocks, perf, placement (default: lesson,sweep; see list)");
-  run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)");
-  run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)");
-  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)");
-  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's)")->check(whole_number_in(1, 1 << 30));
-  run->add_option("--block", run_opt.block, "GPU threads per block (default 256)")->check(whole_number_in(1, 1024));
+  auto* run = app.add_subcommand("run", "Run the study; write <date>_<gpu>_<toolchains>.json into --out-dir "
+                                        "(default " + run_opt.out_dir + "/)");
+  run->add_option("-e,--experiment", run_opt.experiments,
+                  hs::experiment_names() + " (default: lesson,sweep; see list)")->check(kList);
+  run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)")->check(kList);
+  run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)")->check(kInputList);
+  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)")->check(kList);
+  run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's); CPU implementations run without")
+      ->check(whole_number_in(1, 1 << 30));
+  run->add_option("--block", run_opt.block, "GPU threads per block (default 256); CPU implementations run without")
+      ->check(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
       ->check(whole_number_in(1, hs::cpu::kMaxThreads));
   run->add_option("-p,--passes", run_opt.passes, "passes P (1, 2, 4, 8) of the implementations that take them")
@@ -404,19 +431,19 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(number_in(0.0, 1.0));
   run->add_option("--control", run_opt.control,
                   "A/A control: auto (repeat the first toolchain when 2+ are compared), none, or a toolchain spec")
-      ->capture_default_str();
+      ->capture_default_str()->check(kNotEmpty);
   run->add_option("--bins-offset", run_opt.bins_offsets,
                   "bytes past a 2 MiB boundary where the bins start: multiples of 128 up to 1 MiB (default 0; "
-                  "the placement experiment sweeps 0..2048)");
+                  "the placement experiment sweeps 0..2048)")->check(kList);
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
   run->add_option("--device", run_opt.device, kRunDeviceHelp)->check(kNotEmpty);
   run->add_option("--run-id", run_opt.run_id,
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
-                  "(--device all sets it; tools/slurm_fleet.sh gives each array job one)");
+                  "(--device all sets it; tools/slurm_fleet.sh gives each array job one)")->check(kNotEmpty);
   run->add_option("--toolchain", run_opt.toolchains,
                   "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
-                  "(default nvcc; see list)");
+                  "(default nvcc; see list)")->check(kList);
 
   // count's default: the CPU's privatized implementation.
   std::string count_impl, count_path = "-";
@@ -525,7 +552,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*env) {
-      const hs::Executors ex = hs::make_executors({"nvcc"}, "none", env_device);
+      const hs::Executors ex = hs::make_executors({}, "none", env_device);
       nlohmann::json record = hs::environment_record(ex);
       record["gpu_state"] = hs::gpu_state(ex);
       std::cout << hs::lossless_utf8(record).dump(2) << "\n";

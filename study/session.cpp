@@ -18,6 +18,8 @@
 #include "cuda/modules.hpp"
 #include "cuda/shared_device.hpp"
 #include "cuda/toolchains.hpp"
+#else
+#include "cuda/toolchain_spec.hpp"
 #endif
 
 namespace hs {
@@ -40,6 +42,13 @@ std::string control_spec(const std::string& control, const std::vector<std::stri
   const bool several = toolchains.size() >= 2 || (toolchains.size() == 1 && gpu::modules_dir_of(toolchains[0]));
   return several ? toolchains.front() : "";
 }
+#else
+// A toolchain named to a build without CUDA: refused in the words a build
+// with CUDA uses for a spelling it does not know, else as needing CUDA.
+[[noreturn]] void needs_cuda(const std::string& option, const std::string& spec) {
+  gpu::parse_toolchain(spec);
+  throw UsageError(option + " " + spec + ": this histostudy was built without CUDA, which GPU toolchains need");
+}
 #endif
 
 // The GPU's UUID, from the first GPU executor; "" without one.
@@ -61,14 +70,15 @@ Executors make_executors(const std::vector<std::string>& toolchains, const std::
   Executors ex;
   ex.owned.push_back(make_cpu_executor());
 #if HISTOSTUDY_HAVE_CUDA
-  const std::string repeated = control_spec(control, toolchains);
-  for (const auto& spec : toolchains) gpu::check_toolchain(spec);
+  const auto specs = toolchains.empty() ? std::vector<std::string>{"nvcc"} : toolchains;
+  const std::string repeated = control_spec(control, specs);
+  for (const auto& spec : specs) gpu::check_toolchain(spec);
   if (!repeated.empty()) gpu::check_toolchain(repeated);
   try {
     const auto device = gpu::open_device(device_spec);
     ex.device_line = "GPU " + gpu::gpu_line(device->device());
     std::vector<std::string> labels;
-    for (const auto& spec : toolchains)
+    for (const auto& spec : specs)
       for (auto& executor : gpu::make_gpu_executors(spec, device, ex.skipped)) {
         if (std::find(labels.begin(), labels.end(), executor->toolchain()) != labels.end())
           throw UsageError("toolchain " + executor->toolchain() + " named twice (--toolchain " + spec + ")");
@@ -88,7 +98,8 @@ Executors make_executors(const std::vector<std::string>& toolchains, const std::
     ex.gpu_absent = e.what();
   }
 #else
-  (void)toolchains, (void)control;
+  for (const auto& spec : toolchains) needs_cuda("--toolchain", spec);
+  if (control != "auto" && control != "none") needs_cuda("--control", control);
   if (!device_spec.empty()) throw Unavailable("--device " + device_spec + ": this histostudy was built without CUDA");
   ex.gpu_absent = "this histostudy was built without CUDA";
 #endif

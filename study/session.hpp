@@ -25,12 +25,14 @@ struct Executors {
 };
 
 // The CPU executor, and one GPU executor per toolchain spec ("nvcc",
-// "nvrtc", "nvrtc:LIBRARY", "modules:DIR"), in order, plus the A/A control
-// entry (--control auto|none|SPEC), all on one shared device: `device` is
-// an index or a UUID ("" the first GPU). Without a usable GPU the GPU
-// executors are left out and `gpu_absent` says why, unless a device was
-// named: then that is an error.
-Executors make_executors(const std::vector<std::string>& toolchains = {"nvcc"}, const std::string& control = "none",
+// "nvrtc", "nvrtc:LIBRARY", "modules:DIR"; none named: nvcc), in order, plus
+// the A/A control entry (--control auto|none|SPEC), all on one shared
+// device: `device` is an index or a UUID ("" the first GPU). Without a
+// usable GPU the GPU executors are left out and `gpu_absent` says why,
+// unless a device was named: then that is an error. A spec of unknown
+// spelling is a UsageError in every build; a build without CUDA refuses
+// any toolchain named (and a --control spec) as a UsageError too.
+Executors make_executors(const std::vector<std::string>& toolchains = {}, const std::string& control = "none",
                          const std::string& device = "");
 
 // The first executor of `ex` that runs `impl`. Throws Unavailable saying why

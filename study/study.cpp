@@ -26,11 +26,22 @@ bool runs_somewhere(const Implementation& impl, const std::vector<Executor*>& ex
   return std::any_of(executors.begin(), executors.end(), [&](Executor* e) { return e->supports(impl); });
 }
 
+bool has_gpu_executor(const std::vector<Executor*>& executors) {
+  return std::any_of(executors.begin(), executors.end(), [](Executor* e) { return e->toolchain() != "cpu"; });
+}
+
 std::vector<const Implementation*> all_runnable(const std::vector<Executor*>& executors) {
   std::vector<const Implementation*> out;
   for (const auto& impl : implementations())
     if (runs_somewhere(impl, executors)) out.push_back(&impl);
   return out;
+}
+
+// --grid and --block launch GPU kernels: a CPU implementation of the same
+// run is measured without them.
+LaunchPolicy on_its_backend(const Implementation& impl, LaunchPolicy policy) {
+  if (impl.backend == Backend::cpu) policy.grid = policy.block = 0;
+  return policy;
 }
 
 // One case per implementation and input and size; an implementation that
@@ -43,12 +54,13 @@ void add_cases(std::vector<Case>& cases, const std::string& experiment, const st
     for (auto size : sizes)
       for (const auto* impl : impls)
         for (const auto& placement : impl->backend == Backend::cpu ? std::vector<Placement>{{}} : placements) {
+          const LaunchPolicy own = on_its_backend(*impl, base);
           if (!impl->takes_passes) {
-            cases.push_back({experiment, input, size, impl, base, placement});
+            cases.push_back({experiment, input, size, impl, own, placement});
             continue;
           }
           for (int passes : partition_passes) {
-            LaunchPolicy policy = base;
+            LaunchPolicy policy = own;
             policy.passes = passes;
             cases.push_back({experiment, input, size, impl, policy, placement});
           }
@@ -110,6 +122,16 @@ std::vector<const Implementation*> selected(const Experiment& e, const std::vect
   return out;
 }
 
+// --grid and --block are the GPU's: a run with no GPU implementation to
+// launch is refused before it measures anything.
+void check_launch_applies(const StudyRequest& request, const std::vector<Case>& cases,
+                          const std::vector<Executor*>& executors) {
+  if (!request.policy.grid && !request.policy.block) return;
+  if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.impl->backend == Backend::cuda; })) return;
+  throw UsageError(std::string("--grid and --block launch GPU implementations, and this run has none (") +
+                   (has_gpu_executor(executors) ? "those named run on the CPU" : "no usable CUDA GPU here") + ")");
+}
+
 }  // namespace
 
 TimingPlan StudyRequest::cpu_default_timing() {
@@ -127,9 +149,8 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
     const Implementation& impl = find_implementation(name);
     if (!runs_somewhere(impl, executors))
       throw Unavailable("implementation '" + name + "' cannot run here (" +
-                        (impl.backend == Backend::cpu                       ? "no CPU executor"
-                         : std::none_of(executors.begin(), executors.end(),
-                                        [](Executor* e) { return e->toolchain() != "cpu"; })
+                        (impl.backend == Backend::cpu ? "no CPU executor"
+                         : !has_gpu_executor(executors)
                              ? "no usable CUDA GPU"
                              : "none of the toolchains named runs it: a library runs with nvcc alone") +
                         ")");
@@ -164,6 +185,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
       add_cases(cases, name, inputs, e_sizes, subjects, policy, passes, e_placements);
     }
   }
+  check_launch_applies(request, cases, executors);
   add_floors(cases, executors);
   return checked_and_unique(cases);
 }

@@ -43,8 +43,10 @@ struct StudyRequest {
 // Expands a request into cases for the given executors; the read floor of
 // each backend is added so every row has a floor from the same run. Every
 // input and size is checked here, before any measurement: throws UsageError
-// for unknown names, sizes of 0 or beyond memory, Error for unreadable,
-// empty or non-regular files. Repeated cases are made once.
+// for unknown names, sizes of 0 or beyond memory, and a grid or block in a
+// run with no GPU implementation (its CPU implementations run without
+// them); Error for unreadable, empty or non-regular files. Repeated cases
+// are made once.
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors);
 
 // "N cases; lesson: 12 implementations on uniform, ... at 67,109,475 B; ...":

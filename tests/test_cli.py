@@ -3,6 +3,7 @@
 independent count (Python's collections.Counter) and a clear one-line error
 with a non-zero exit for every bad input. Usage: test_cli.py HISTOSTUDY"""
 import collections
+import itertools
 import json
 import os
 import pathlib
@@ -24,7 +25,7 @@ def run(*args, stdin=None):
 
 
 def built_with_cuda():
-    """Whether this histostudy has the CUDA backend (every build lists the cubins command)."""
+    """Whether this histostudy has the CUDA backend, by its own record (every build lists `cubins`)."""
     return json.loads(run("env").stdout)["build"]["cuda_built"]
 
 
@@ -367,6 +368,14 @@ class Generate(unittest.TestCase):
             self.assertEqual(os.path.getsize(path), 65536 + 611)
             self.assertEqual(os.listdir(d), ["p.bin"])  # no temporary left behind
 
+    def test_one_spelling_per_input(self):
+        """distinct_01 was distinct_1's bytes under another name: measured again as another input."""
+        e = Count.expect_error
+        for name in ("distinct_01", "distinct_001"):
+            e(self, "generate", name, "-s", "10", code=2, says="write it distinct_1")
+            e(self, "run", "-i", "reference", "--input", f"distinct_1,{name}", "-s", "611", "--no-save", code=2,
+              says="write it distinct_1")
+
     def test_errors(self):
         e = Count.expect_error
         e(self, "generate", "nonsense", code=2, says="unknown input 'nonsense'")
@@ -503,6 +512,23 @@ class Toolchains(unittest.TestCase):
                              [f"nvrtc-{version}"])
 
 
+class ToolchainSpellings(unittest.TestCase):
+    """--toolchain and --control are checked alike with CUDA and without (where every toolchain needs CUDA)."""
+
+    def test_unknown_spellings_are_refused_in_every_build(self):
+        for option in ("--toolchain", "--control"):
+            for spec in ("bogus", "nvrtc:", "modules:"):
+                Count.expect_error(self, "run", "-i", "reference", "-s", "611", option, spec, "--no-save", code=2,
+                                   says=f"unknown toolchain '{spec}'")
+
+    def test_a_build_without_cuda_says_a_toolchain_needs_it(self):
+        if built_with_cuda():
+            self.skipTest("built with CUDA")
+        for option, spec in (("--toolchain", "nvcc"), ("--toolchain", "nvrtc"), ("--control", "nvcc")):
+            Count.expect_error(self, "run", "-i", "reference", "-s", "611", option, spec, "--no-save", code=2,
+                               says=f"{option} {spec}: this histostudy was built without CUDA")
+
+
 class Registry(unittest.TestCase):
     """The registry the binary declares is the one plots/ reads."""
 
@@ -518,6 +544,16 @@ class Registry(unittest.TestCase):
         listed = run("list").stdout.decode()
         for name in ("lesson", "sweep", "blocks", "perf", "sizes", "placement", "custom"):
             self.assertIn(f"  {name} ", listed)
+
+    def test_run_help_names_the_default_folder_and_every_experiment(self):
+        listed = run("list").stdout.decode().split("experiments (--experiment NAME):\n")[1]
+        names = [line.split()[0] for line in itertools.takewhile(lambda l: l.startswith("  "), listed.splitlines())]
+        self.assertIn("custom", names)
+        help_text = run("run", "--help").stdout.decode()
+        self.assertIn("(default runs/)", help_text)
+        self.assertNotIn("data/runs", help_text)
+        experiment = next(line for line in help_text.splitlines() if "--experiment" in line)
+        self.assertIn(", ".join(names), experiment)
 
 
 if __name__ == "__main__":

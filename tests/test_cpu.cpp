@@ -646,6 +646,8 @@ TEST_CASE("input names: unknown names and bad K are usage errors") {
   CHECK_THROWS_AS(hs::parse_input("distinct_0"), hs::UsageError);
   CHECK_THROWS_AS(hs::parse_input("distinct_257"), hs::UsageError);
   CHECK_THROWS_AS(hs::parse_input("distinct_x"), hs::UsageError);
+  CHECK_THROWS_AS(hs::parse_input("distinct_01"), hs::UsageError);  // one spelling per input: distinct_1
+  CHECK_THROWS_AS(hs::parse_input("distinct_+1"), hs::UsageError);
   CHECK(hs::parse_input("distinct_17").name() == "distinct_17");
   CHECK_THROWS_AS(hs::make_input(hs::parse_input("/nonexistent/file"), 0), hs::Error);
   CHECK_THROWS_AS(hs::make_input(hs::parse_input("uniform"), hs::kMaxSize), hs::Error);

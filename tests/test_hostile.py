@@ -36,7 +36,7 @@ def run(*args, env=None, cwd=None, **kw):
 
 
 def built_with_cuda():
-    """Whether this histostudy has the CUDA backend (every build lists the cubins command)."""
+    """Whether this histostudy has the CUDA backend, by its own record (every build lists `cubins`)."""
     return json.loads(run("env").stdout)["build"]["cuda_built"]
 
 
@@ -142,6 +142,52 @@ class RefusedBeforeMeasuring(Case):
         self.refused(run("run", "-i", "reference", "--input", "/dev/zero", "--no-save"), 1, "not a regular file")
         self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,612", "--no-save"), 2,
                      "does not apply to file inputs")
+
+    def test_a_fifo_input_is_refused_without_waiting_for_a_writer(self):
+        fifo = self.path("fifo")
+        os.mkfifo(fifo)  # no writer ever comes: opened to be read, it would wait forever
+        out = subprocess.run([EXE, "run", "-i", "reference", "--input", fifo, "--no-save"], capture_output=True,
+                             timeout=60)
+        self.refused(out, 1, "not a regular file")  # as /dev/zero is
+
+    def test_empty_names_are_usage_errors(self):
+        """An empty name was dropped: -e '' ran the whole default study."""
+        for option in ("-e", "-i", "--input", "-s", "--toolchain", "--bins-offset"):
+            for value in ("", ",", "611,", ",,611", "611,,611"):
+                with self.subTest(option=option, value=value):
+                    self.refused(run("run", option, value, "--no-save"), 2, "names nothing")
+        for option in ("--control", "--run-id"):
+            self.refused(run("run", option, "", "--no-save"), 2, "an empty value names nothing")
+
+    def test_grid_and_block_launch_the_gpu_implementations_alone(self):
+        """With no GPU implementation to launch they are refused before anything is made; beside GPU ones, the
+        CPU ones run without them."""
+        new = self.path("new")
+        self.refused(run("run", "-i", "reference", "-s", "611", "--grid", "5", "-o", new), 2, "--grid and --block")
+        self.refused(run("run", "-i", "openmp_fast", "-s", "611", "--block", "64", "-o", new), 2, "--grid and --block")
+        self.assertFalse(os.path.exists(new))
+        if "[cannot run here]" in run("list").stdout.decode():  # the default selection is the CPU's alone
+            self.refused(run("run", "-s", "611", "--grid", "512", "--no-save"), 2, "no usable CUDA GPU here")
+            return
+        out = run("run", "-i", "reference,global", "--input", "uniform", "-s", "611", "--grid", "64", "--block", "128",
+                  "-o", new)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(new)
+        rows = [r for r in load(saved)["rows"] if r["impl"] in ("reference", "global")]
+        self.assertEqual(sorted(r["backend"] for r in rows), ["cpu", "cuda"])
+        for row in rows:
+            want = (64, 128) if row["backend"] == "cuda" else (0, 0)
+            self.assertEqual((row["policy"]["grid"], row["policy"]["block"]), want, row["impl"])
+
+    def test_a_refused_run_makes_no_folder(self):
+        out_dir = os.path.join(self.path("new"), "runs")
+        self.refused(run("run", "-e", "bogus", "-o", out_dir), 2, "unknown experiment")
+        self.refused(run("run", "-i", "reference", "-s", "0", "-o", out_dir), 2, "size 0")
+        self.refused(run("run", "-i", "reference", "--input", "/nonexistent", "-o", out_dir), 1, "cannot open")
+        self.assertEqual(os.listdir(self.dir), [])
+        out = run("run", *QUICK, "-o", out_dir)  # made once there is a result to save
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(len(self.results(out_dir)), 1)
 
     def test_bad_environment(self):
         self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": "abc123"}), 2, "not a commit")
@@ -309,6 +355,34 @@ class NothingLost(Case):
                 out = subprocess.run([EXE, *args], stdout=full, stderr=subprocess.PIPE, timeout=600)
             self.assertEqual(out.returncode, 1, args)
             self.assertIn(b"standard output", out.stderr, args)
+
+    def test_a_failing_standard_output_names_the_result_file(self):
+        with open("/dev/full", "wb") as full:
+            out = subprocess.run([EXE, "run", *QUICK, "-o", self.dir], stdout=full, stderr=subprocess.PIPE,
+                                 timeout=600)
+        [saved] = self.results(self.dir)
+        self.assertEqual(out.returncode, 1)
+        last = out.stderr.decode().splitlines()[-1]
+        self.assertIn("standard output: write error", last)
+        self.assertTrue(last.endswith(f"; result file: {saved}"), last)
+
+    def test_an_interrupted_run_says_nothing_was_saved(self):
+        out_dir = self.path("out")
+        proc = subprocess.Popen([EXE, "run", "-i", "reference", "-s", "64MiB", "-o", out_dir],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            line = proc.stderr.readline()
+            while line and b"[1/" not in line:  # measuring
+                line = proc.stderr.readline()
+            proc.send_signal(signal.SIGINT)
+            err = proc.communicate(timeout=60)[1]
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        self.assertEqual(proc.returncode, -signal.SIGINT)
+        self.assertEqual(err.decode().splitlines()[-1], "histostudy: interrupted: nothing saved")
+        self.assertFalse(os.path.exists(out_dir))
 
     def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")

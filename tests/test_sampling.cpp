@@ -20,14 +20,16 @@
 #include "study/inputs.hpp"
 #include "study/registry.hpp"
 #include "study/sampling.hpp"
+#include "study/study.hpp"
 
 namespace {
 
 // Every sample() call of every scripted executor, in the order made.
 std::vector<std::string> g_calls;
 
-// A CPU-backend executor whose samples take `ms` (cycling) at `clock_mhz`
-// (cycling), and whose checked run is the reference itself.
+// An executor of `backend`'s implementations (the CPU's unless set) whose
+// samples take `ms` (cycling) at `clock_mhz` (cycling), and whose checked
+// run is the reference itself.
 class ScriptedExecutor final : public hs::Executor {
  public:
   ScriptedExecutor(std::string name, std::vector<double> ms, std::vector<double> clock_mhz = {1000})
@@ -36,7 +38,7 @@ class ScriptedExecutor final : public hs::Executor {
   std::string toolchain() const override { return name_; }
   std::string code_path() const override { return "host"; }
   nlohmann::json describe() const override { return {{"compiler", name_}}; }
-  bool supports(const hs::Implementation& impl) const override { return impl.backend == hs::Backend::cpu; }
+  bool supports(const hs::Implementation& impl) const override { return impl.backend == backend; }
   hs::LaunchPolicy resolve(const hs::Implementation&, hs::LaunchPolicy requested, std::uint64_t, int) const override {
     requested.threads = 1;
     return requested;
@@ -63,6 +65,7 @@ class ScriptedExecutor final : public hs::Executor {
 
   std::vector<std::uint32_t> placements;  // every placement it was asked to use
   int resets = 0;
+  hs::Backend backend = hs::Backend::cpu;
 
  private:
   class Script final : public hs::Sampler {
@@ -258,6 +261,33 @@ TEST_CASE("an A/A control is the same toolchain as an independent entry, labelle
   CHECK(rows[0].to_json()["control_of"].is_null());
   CHECK(rows[1].to_json()["control_of"] == "nvcc 13.0.88");
   CHECK(rows[1].toolchain == "nvcc 13.0.88 (A/A control)");
+}
+
+TEST_CASE("--grid and --block launch a run's GPU implementations; its CPU ones run without them") {
+  ScriptedExecutor cpu("cpu", {1}), gpu("gpu", {1});
+  gpu.backend = hs::Backend::cuda;
+  hs::StudyRequest request;
+  request.impls = {"reference", "lane_shared"};
+  request.inputs = {"uniform"};
+  request.sizes = {611};
+  request.policy.grid = 512;
+  request.policy.block = 128;
+  int counted = 0;
+  for (const auto& c : hs::plan_cases(request, {&cpu, &gpu})) {
+    if (!c.impl->counts) continue;  // the floors run at their own launch
+    const bool on_gpu = c.impl->backend == hs::Backend::cuda;
+    CHECK(c.policy.grid == (on_gpu ? 512 : 0));
+    CHECK(c.policy.block == (on_gpu ? 128 : 0));
+    ++counted;
+  }
+  CHECK(counted == 2);
+  // Refused before anything is measured: named CPU implementations alone, or no GPU to run any other.
+  request.impls = {"reference"};
+  CHECK_THROWS_AS(hs::plan_cases(request, {&cpu, &gpu}), hs::UsageError);
+  request.impls = {};
+  CHECK_THROWS_AS(hs::plan_cases(request, {&cpu}), hs::UsageError);
+  request.policy = {};
+  CHECK_NOTHROW(hs::plan_cases(request, {&cpu}));
 }
 
 TEST_CASE("cache modes parse by name; anything else is a usage error") {
