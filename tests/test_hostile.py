@@ -3,6 +3,7 @@
 is lost or destroyed, bad input is refused before measuring with one line
 and exit 2, failures exit 1 and keep what was measured.
 Usage: test_hostile.py HISTOSTUDY"""
+import contextlib
 import ctypes
 import glob
 import json
@@ -33,6 +34,21 @@ def load(path):
 def run(*args, env=None, cwd=None, **kw):
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([EXE, *args], capture_output=True, timeout=600, env=full_env, cwd=cwd, **kw)
+
+
+@contextlib.contextmanager
+def running(*args, **popen_kw):
+    """histostudy ARGS, started; killed on leaving if it still runs, so that a failed assertion leaves no process."""
+    proc = subprocess.Popen([EXE, *args], **popen_kw)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
 
 
 def built_with_cuda():
@@ -107,20 +123,14 @@ class GenerateOutput(Case):
 
     def test_an_interrupted_generate_leaves_no_temporary(self):
         target = self.path("big.bin")
-        proc = subprocess.Popen([EXE, "generate", "uniform", "-s", "20GiB", "-o", target],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
+        with running("generate", "uniform", "-s", "20GiB", "-o", target, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE) as proc:
             deadline = time.time() + 30
             while not glob.glob(self.path(".big.bin.*.tmp")) and time.time() < deadline:
                 time.sleep(0.01)
             self.assertTrue(glob.glob(self.path(".big.bin.*.tmp")), "the temporary never appeared")
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            proc.stderr.close()
         self.assertEqual(proc.returncode, -signal.SIGTERM)
         self.assertEqual(os.listdir(self.dir), [])
 
@@ -268,17 +278,12 @@ class ModulesFolder(Case):
     def test_an_interrupted_cubins_leaves_no_half_made_folder(self):
         """SIGINT as soon as anything appears beside the folder: then nothing, or the whole folder."""
         folder = self.path("m")
-        proc = subprocess.Popen([EXE, "cubins", "--toolchain", "nvrtc", "--arch", "75", "-o", folder],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
+        with running("cubins", "--toolchain", "nvrtc", "--arch", "75", "-o", folder, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL) as proc:
             while proc.poll() is None and not os.listdir(self.dir):
                 time.sleep(0.005)
             proc.send_signal(signal.SIGINT)
             proc.wait(timeout=600)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
         if os.listdir(self.dir):
             self.assertEqual(os.listdir(self.dir), ["m"])
             builds = load(os.path.join(folder, "manifest.json"))["builds"]
@@ -292,14 +297,13 @@ class NothingLost(Case):
         doomed, out_dir = self.path("doomed.bin"), self.path("out")
         with open(doomed, "wb") as f:
             f.write(b"x" * 1000)
-        proc = subprocess.Popen([EXE, "run", "-i", "reference,openmp_private,openmp_fast", "--input",
-                                 f"uniform,{doomed}", "-s", "8MiB", "-o", out_dir],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        first = proc.stderr.readline()
-        while first and b"[1/" not in first:
+        with running("run", "-i", "reference,openmp_private,openmp_fast", "--input", f"uniform,{doomed}", "-s",
+                     "8MiB", "-o", out_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
             first = proc.stderr.readline()
-        os.unlink(doomed)  # uniform is measured first; the file is read after
-        _, err = proc.communicate(timeout=300)
+            while first and b"[1/" not in first:
+                first = proc.stderr.readline()
+            os.unlink(doomed)  # uniform is measured first; the file is read after
+            _, err = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn(b"doomed.bin", err)
         [saved] = self.results(out_dir)
@@ -310,10 +314,9 @@ class NothingLost(Case):
     def test_a_deleted_working_directory_loses_nothing(self):
         gone, out_dir = self.path("gone"), self.path("out")
         os.mkdir(gone)
-        proc = subprocess.Popen([EXE, "run", *QUICK, "-o", out_dir], cwd=gone, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE)
-        os.rmdir(gone)
-        _, err = proc.communicate(timeout=300)
+        with running("run", *QUICK, "-o", out_dir, cwd=gone, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+            os.rmdir(gone)
+            _, err = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 0, err)
         [saved] = self.results(out_dir)
         provenance = load(saved)["provenance"]
@@ -338,10 +341,10 @@ class NothingLost(Case):
 
     def test_a_closed_pipe_saves_the_run_first(self):
         out_dir = self.path("out")
-        proc = subprocess.Popen([EXE, "run", "-i", "reference", "--input", "uniform", "-s", "611",
-                                 "-e", "lesson,sweep", "-o", out_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        proc.stdout.close()  # like `| head -c 0`
-        _, err = proc.communicate(timeout=300)
+        with running("run", "-i", "reference", "--input", "uniform", "-s", "611", "-e", "lesson,sweep", "-o", out_dir,
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+            proc.stdout.close()  # like `| head -c 0`
+            _, err = proc.communicate(timeout=300)
         self.assertEqual(len(self.results(out_dir)), 1, err)
         self.assertEqual(proc.returncode, 1)
         self.assertIn(b"standard output", err)
@@ -368,18 +371,13 @@ class NothingLost(Case):
 
     def test_an_interrupted_run_says_nothing_was_saved(self):
         out_dir = self.path("out")
-        proc = subprocess.Popen([EXE, "run", "-i", "reference", "-s", "64MiB", "-o", out_dir],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        try:
+        with running("run", "-i", "reference", "-s", "64MiB", "-o", out_dir, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE) as proc:
             line = proc.stderr.readline()
             while line and b"[1/" not in line:  # measuring
                 line = proc.stderr.readline()
             proc.send_signal(signal.SIGINT)
             err = proc.communicate(timeout=60)[1]
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
         self.assertEqual(proc.returncode, -signal.SIGINT)
         self.assertEqual(err.decode().splitlines()[-1], "histostudy: interrupted: nothing saved")
         self.assertFalse(os.path.exists(out_dir))
