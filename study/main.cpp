@@ -247,8 +247,9 @@ int count_command(const std::string& impl_name, const std::string& path, int thr
   const hs::Implementation& impl = hs::find_implementation(impl_name);
   const hs::Executors ex = hs::make_executors({}, "none", device);
   const hs::Bins bins = [&] {
-    std::optional<hs::ReadProgress> progress;  // not over what a person types into the count
-    if (!(path == "-" && ::isatty(STDIN_FILENO))) progress.emplace("histostudy count: read");
+    std::optional<hs::IoProgress> progress;  // not over what a person types into the count
+    if (!(path == "-" && ::isatty(STDIN_FILENO)))
+      progress.emplace(hs::IoProgress::Bytes::read, "histostudy count: read");
     return hs::count_stream(path, impl, hs::executor_for(ex, impl), threads);
   }();
   std::string out;
@@ -538,6 +539,9 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*generate) {
+      std::optional<hs::IoProgress> progress;  // not between the bytes it writes to a terminal
+      if (!(gen_out == "-" && ::isatty(STDOUT_FILENO)))
+        progress.emplace(hs::IoProgress::Bytes::written, "histostudy generate: wrote");
       hs::generate_input(hs::parse_input(gen_input), hs::parse_size(gen_size), gen_out, gen_force);
       return 0;
     }

@@ -16,14 +16,15 @@ namespace {
 // Shorter counts show nothing; longer ones a fresh figure each second.
 constexpr auto kAfter = std::chrono::seconds(2), kEvery = std::chrono::seconds(1);
 
-// Bytes this process has read (rchar of /proc/self/io); nothing where that
-// cannot be read.
-std::optional<std::uint64_t> bytes_read_by_process() {
+// Bytes this process has read or written (rchar or wchar of /proc/self/io);
+// nothing where that cannot be read.
+std::optional<std::uint64_t> bytes_of_process(IoProgress::Bytes counted) {
+  const std::string wanted = counted == IoProgress::Bytes::read ? "rchar:" : "wchar:";
   std::ifstream io("/proc/self/io");
   std::string key;
   std::uint64_t value = 0;
   while (io >> key >> value)
-    if (key == "rchar:") return value;
+    if (key == wanted) return value;
   return std::nullopt;
 }
 
@@ -36,11 +37,11 @@ std::string progress_line(const std::string& what, std::uint64_t bytes, double s
 
 }  // namespace
 
-ReadProgress::ReadProgress(std::string what) : what_(std::move(what)) {
-  if (::isatty(STDERR_FILENO) && bytes_read_by_process()) thread_ = std::thread([this] { show(); });
+IoProgress::IoProgress(Bytes counted, std::string what) : counted_(counted), what_(std::move(what)) {
+  if (::isatty(STDERR_FILENO) && bytes_of_process(counted_)) thread_ = std::thread([this] { show(); });
 }
 
-ReadProgress::~ReadProgress() {
+IoProgress::~IoProgress() {
   if (!thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -51,14 +52,14 @@ ReadProgress::~ReadProgress() {
   if (shown_) std::fputs("\r\033[K", stderr);  // the line erased: what follows starts clean
 }
 
-void ReadProgress::show() {
+void IoProgress::show() {
   const auto start = std::chrono::steady_clock::now();
-  const std::uint64_t before = bytes_read_by_process().value_or(0);
+  const std::uint64_t before = bytes_of_process(counted_).value_or(0);
   std::unique_lock<std::mutex> lock(mutex_);
   for (std::chrono::milliseconds wait = kAfter; !stop_.wait_for(lock, wait, [this] { return stopping_; }); wait = kEvery) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const std::uint64_t read = bytes_read_by_process().value_or(before) - before;
-    std::fprintf(stderr, "\r\033[K%s", progress_line(what_, read, seconds).c_str());
+    const std::uint64_t moved = bytes_of_process(counted_).value_or(before) - before;
+    std::fprintf(stderr, "\r\033[K%s", progress_line(what_, moved, seconds).c_str());
     std::fflush(stderr);
     shown_ = true;
   }

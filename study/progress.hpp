@@ -1,9 +1,9 @@
-// Progress on long work for a person watching: while a ReadProgress lives,
+// Progress on long work for a person watching: while an IoProgress lives,
 // once 2 s have passed, a line on standard error every second, the bytes
-// this process has read so far (/proc/self/io's rchar: every read and pread
-// of every thread, whatever reads them) and their rate, rewritten in place
-// and erased when it is destroyed. Only where standard error is a terminal:
-// a log or a pipe gets nothing, as from cat or wc.
+// this process has read or written so far (/proc/self/io's rchar or wchar:
+// every read or write of every thread, whatever makes them) and their rate,
+// rewritten in place and erased when it is destroyed. Only where standard
+// error is a terminal: a log or a pipe gets nothing, as from cat or wc.
 #pragma once
 #include <condition_variable>
 #include <mutex>
@@ -12,18 +12,20 @@
 
 namespace hs {
 
-class ReadProgress {
+class IoProgress {
  public:
+  enum class Bytes { read, written };
   // `what` starts the line: "histostudy count: read" gives
   // "histostudy count: read 12.9 GB (6.3 GB/s)".
-  explicit ReadProgress(std::string what);
-  ~ReadProgress();
-  ReadProgress(const ReadProgress&) = delete;
-  ReadProgress& operator=(const ReadProgress&) = delete;
+  IoProgress(Bytes counted, std::string what);
+  ~IoProgress();
+  IoProgress(const IoProgress&) = delete;
+  IoProgress& operator=(const IoProgress&) = delete;
 
  private:
   void show();
 
+  Bytes counted_;
   std::string what_;
   std::mutex mutex_;
   std::condition_variable stop_;

@@ -348,6 +348,24 @@ class GpuCount(unittest.TestCase):
 
 
 class Generate(unittest.TestCase):
+    def test_a_long_generate_shows_its_progress_on_a_terminal_only(self):
+        def generate_to_a_slow_reader(stderr, seconds):   # its pipe read only after `seconds`
+            gen = subprocess.Popen([EXE, "generate", "uniform", "-s", "4MiB"], stdout=subprocess.PIPE, stderr=stderr)
+            time.sleep(seconds)
+            out, err = gen.communicate(timeout=30)
+            self.assertEqual((gen.returncode, len(out)), (0, 4 << 20))
+            return err
+
+        main, terminal = pty.openpty()
+        try:
+            generate_to_a_slow_reader(terminal, 3.5)
+            shown = os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
+        finally:
+            os.close(main), os.close(terminal)
+        self.assertRegex(shown, r"^\r\x1b\[Khistostudy generate: wrote \d+\.\d GB \(\d+\.\d GB/s\)")
+        self.assertTrue(shown.endswith("\r\x1b[K"), repr(shown))
+        self.assertEqual(generate_to_a_slow_reader(subprocess.PIPE, 2.5), b"")   # a log or a pipe gets nothing
+
     def test_bytes_match_the_documented_generators(self):
         out = run("generate", "uniform", "--size", "1000")
         self.assertEqual(out.returncode, 0, out.stderr)
