@@ -400,7 +400,6 @@ std::filesystem::path write_new_file(const std::filesystem::path& dir, const std
 }
 
 void check_writable_dir(const std::filesystem::path& dir) {
-  namespace fs = std::filesystem;
   if (dir.empty()) throw UsageError("-o: empty path");
   refuse_closed_stream(dir.string());
   // The folder, or the nearest one above it that is there (a link to nothing is there): where files or the
@@ -436,8 +435,8 @@ void write_new_folder(const fs::path& dir, const std::map<std::string, std::stri
   const TerminationSignalsHeld held;
   check_new_folder(dir);  // again: the work that made `files` took a while
   const fs::path folder = folder_named(dir), tmp = temporary_beside(folder);
-  std::error_code made;
-  if (folder.has_parent_path()) fs::create_directories(folder.parent_path(), made);  // as run -o makes its folder
+  std::error_code ignored;  // a parent that cannot be made fails the mkdir below, which says so
+  if (folder.has_parent_path()) fs::create_directories(folder.parent_path(), ignored);  // as run -o makes its folder
   if (::mkdir(tmp.c_str(), 0755) != 0) throw Error(os_error(tmp.string(), "cannot create directory"));
   try {
     for (const auto& [name, bytes] : files) {
