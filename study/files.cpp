@@ -52,7 +52,15 @@ void refuse_closed_stream(const std::string& path) {
 char g_interrupted_line[8192];
 std::atomic<std::size_t> g_interrupted_length{0};
 
+// Set while a signal must wait (TerminationSignalsHeld); the signal that came meanwhile.
+std::atomic<bool> g_holding{false};
+std::atomic<int> g_held_signal{0};
+
 extern "C" void remove_temporary_and_die(int signal) {
+  if (g_holding.load()) {  // on whichever thread it lands: the holder raises it once done
+    g_held_signal.store(signal);
+    return;
+  }
   if (g_has_temporary.load()) ::unlink(g_temporary);
   if (const std::size_t n = g_interrupted_length.load()) {
     [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, g_interrupted_line, n);  // write(2): signal-safe
@@ -100,23 +108,18 @@ void fill_temporary(const TemporaryFile& tmp, const std::string& shown, const st
   if (::fsync(fd.get()) != 0) throw Error(os_error(shown, "cannot flush"));
 }
 
-// Holds the termination signals for as long as it lives: one sent meanwhile
-// arrives (and ends the process) once it is gone. Only the calling thread's
-// are held: a process with other threads would get them there.
+// Holds the termination signals for as long as it lives: one that arrives
+// meanwhile, on any thread (NVRTC's and CUDA's included), is raised again,
+// and ends the process, once it is gone.
 class TerminationSignalsHeld {
  public:
-  TerminationSignalsHeld() {
-    sigset_t held;
-    sigemptyset(&held);
-    for (int s : kTerminationSignals) sigaddset(&held, s);
-    pthread_sigmask(SIG_BLOCK, &held, &before_);
+  TerminationSignalsHeld() { g_holding.store(true); }
+  ~TerminationSignalsHeld() {
+    g_holding.store(false);
+    if (const int signal = g_held_signal.exchange(0)) std::raise(signal);
   }
-  ~TerminationSignalsHeld() { pthread_sigmask(SIG_SETMASK, &before_, nullptr); }
   TerminationSignalsHeld(const TerminationSignalsHeld&) = delete;
   TerminationSignalsHeld& operator=(const TerminationSignalsHeld&) = delete;
-
- private:
-  sigset_t before_;
 };
 
 // Whether a file can be created in the folder `dir` (errno says why not).
