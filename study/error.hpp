@@ -23,4 +23,12 @@ class Unavailable : public Error {
   using Error::Error;
 };
 
+// The reader of standard output (or of an -o FIFO) closed it, as `| head`
+// does. The CLI exits 141 without a word, as a process that SIGPIPE ended
+// would in the shell; a command that saved a file names it instead (Error).
+class ClosedPipe : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace hs

@@ -301,6 +301,7 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& path)
     ssize_t w = ::write(fd, bytes, n);
     if (w < 0) {
       if (errno == EINTR) continue;
+      if (errno == EPIPE) throw ClosedPipe(os_error(path, "write error"));
       throw Error(os_error(path, "write error"));
     }
     bytes += w;

@@ -67,7 +67,7 @@ std::size_t pread_some(int fd, std::uint8_t* buf, std::size_t size, std::uint64_
 // pipe whose writer stays open and silent can be stopped.
 std::optional<std::size_t> read_some_unless(int fd, int stop, std::uint8_t* buf, std::size_t size,
                                             const std::string& path);
-// Throws Error (EPIPE, ENOSPC...) naming `path`.
+// Throws Error (ENOSPC...) naming `path`; ClosedPipe for EPIPE.
 void write_all(int fd, const void* data, std::size_t n, const std::string& path);
 
 // The size of a regular file that a run can read whole. Throws Error for a

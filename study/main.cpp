@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,14 +95,21 @@ std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
   return out;
 }
 
+// A closed pipe's exit status: what the shell reports for a process that
+// SIGPIPE ended, as `yes | head` leaves it.
+constexpr int kClosedPipeStatus = 128 + SIGPIPE;
+
 // Throws Error when standard output could not be written (a full disk, a
 // closed pipe): a command that printed nothing must not exit 0. `saved`
-// ("result file: PATH"), what standard output failed to say, is said here.
+// ("result file: PATH"), what standard output failed to say, is said here;
+// with nothing to say, a closed pipe is a ClosedPipe.
 void check_stdout(const std::string& saved = "") {
   std::cout.flush();
-  if (!std::cout)
-    throw hs::Error(std::string("standard output: write error (") + std::strerror(errno) + ")" +
-                    (saved.empty() ? "" : "; " + saved));
+  if (std::cout) return;
+  const int error = errno;
+  const std::string what = std::string("standard output: write error (") + std::strerror(error) + ")";
+  if (error == EPIPE && saved.empty()) throw hs::ClosedPipe(what);
+  throw hs::Error(what + (saved.empty() ? "" : "; " + saved));
 }
 
 constexpr const char* kDeviceHelp =
@@ -373,6 +381,8 @@ CLI::Validator number_in(double lo, double hi) {
 int stdout_status() {
   try {
     check_stdout();
+  } catch (const hs::ClosedPipe&) {
+    return kClosedPipeStatus;
   } catch (const hs::Error& e) {
     std::cerr << "histostudy: error: " << e.what() << "\n";
     return 1;
@@ -534,8 +544,9 @@ int main(int argc, char** argv) {
     if (*count_bench) {
       if (!bench_chunk.empty()) bench.chunk = hs::parse_size(bench_chunk);
       if (!bench_piece.empty()) bench.piece = hs::parse_size(bench_piece);
-      std::cout << hs::describe_count_bench(hs::count_bench(bench, args));
-      check_stdout();
+      const nlohmann::json doc = hs::count_bench(bench, args);
+      std::cout << hs::describe_count_bench(doc);
+      check_stdout(doc.contains("result_file") ? "result file: " + doc["result_file"].get<std::string>() : "");
       return 0;
     }
     if (*generate) {
@@ -568,6 +579,8 @@ int main(int argc, char** argv) {
   } catch (const hs::UsageError& e) {
     std::cerr << "histostudy: error: " << e.what() << "\n";
     return 2;
+  } catch (const hs::ClosedPipe&) {
+    return kClosedPipeStatus;
   } catch (const std::exception& e) {
     std::cerr << "histostudy: error: " << e.what() << "\n";
     return 1;

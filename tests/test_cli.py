@@ -547,6 +547,19 @@ class ToolchainSpellings(unittest.TestCase):
                                says=f"{option} {spec}: this histostudy was built without CUDA")
 
 
+class Report(unittest.TestCase):
+    def test_times_of_a_few_microseconds_are_printed_as_such(self):
+        out = run("run", "-i", "reference", "--input", "uniform", "-s", "611", "--no-save")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        lines = out.stdout.decode().splitlines()
+        lesson = next(l for l in lines if l.startswith("uniform "))
+        measured = next(l for l in lines if l.startswith("custom ") and " reference " in l)
+        median, spread = measured.split()[6:8]
+        for ms in (lesson.split()[3], median, *spread.split("..")):
+            self.assertGreater(float(ms), 0, lines)  # a 611-byte count takes about 0.4 us, not "0.000" ms
+            self.assertGreaterEqual(len(ms.lstrip("0.")), 3, lines)  # three significant digits
+
+
 class Registry(unittest.TestCase):
     """The registry the binary declares is the one plots/ reads."""
 

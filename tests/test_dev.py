@@ -72,13 +72,16 @@ def check_paths_from_the_caller():
             expect(into.returncode == 2 and into.stderr.endswith(": afile: exists and is not a folder\n"),
                    f"./dev {' '.join(args)} should check the caller's afile", into)
         (pathlib.Path(build) / "build.ninja").write_text("")   # a build with nothing to do, its histostudy a stand-in
-        (pathlib.Path(build) / "histostudy").write_text('#!/bin/sh\nprintf "%s\\n" "$@"\n')
+        (pathlib.Path(build) / "histostudy").write_text('#!/bin/sh\npwd\nprintf "%s\\n" "$@"\n')
         (pathlib.Path(build) / "histostudy").chmod(0o755)
-        study = dev("study", "-i", "x", "-o", "a", "--out-dir=b", "-oc", "--out-dir", "/d", cwd=here,
-                    env=dict(os.environ, BUILD_DIR=build))
-        given = ["run", "-i", "x", "-o", f"{here}/a", f"--out-dir={here}/b", f"-o{here}/c", "--out-dir", "/d"]
-        expect(study.returncode == 0 and study.stdout.splitlines()[-len(given):] == given,
-               f"./dev study should pass histostudy {' '.join(given)}", study)
+        for args, given in (
+                (["-i", "x", "-o", "a", "--out-dir=b", "-oc", "--out-dir", "/d"], []),
+                (["--input", "mine.bin", "--toolchain", "nvrtc:lib/libnvrtc.so.13", "--control", "modules:m"],
+                 ["--out-dir", f"{ROOT}/runs"])):
+            study = dev("study", *args, cwd=here, env=dict(os.environ, BUILD_DIR=build))
+            given = [os.path.realpath(here), "run", *given, *args]  # from the caller's folder, as typed
+            expect(study.returncode == 0 and study.stdout.splitlines()[-len(given):] == given,
+                   f"./dev study should run histostudy {' '.join(given[1:])} in {here}", study)
 
 
 def main():

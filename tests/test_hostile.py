@@ -349,6 +349,17 @@ class NothingLost(Case):
         self.assertEqual(proc.returncode, 1)
         self.assertIn(b"standard output", err)
 
+    def test_a_closed_pipe_ends_a_command_that_saves_nothing_quietly(self):
+        f = self.path("f")
+        with open(f, "wb") as out:
+            out.write(b"abc" * 100000)
+        for args in (["generate", "uniform", "-s", "64MiB"], ["count", f], ["run", *QUICK, "--no-save"]):
+            with running(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+                proc.stdout.close()  # like `| head -c 0`
+                _, err = proc.communicate(timeout=300)
+            self.assertEqual(proc.returncode, 141, (args, err))  # as the shell reports a death by SIGPIPE
+            self.assertEqual(err.count(b"error"), 0, (args, err))
+
     def test_write_errors_on_standard_output_are_not_success(self):
         f = self.path("f")
         with open(f, "wb") as out:
