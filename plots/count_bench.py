@@ -42,6 +42,12 @@ AA_BAND = 5.0
 # alike: that "others" can miss them (this process's own CPU time may include them) was seen in the first files
 # to record steal (data/explorations/20261201T2342Z_gpu_count_steal/: 0.25 s stolen, 0.09 s "others").
 BUSY_CPU_PER_S = 0.5
+# The idle before each timed pass below which the passes count as back to back, so that each entry was timed in
+# the state its predecessor in the rotation left: on the H200 host a read into the pinned buffers right after
+# another ran 20-30% faster than one after 40 ms of anything else, and count, always timed right after its reads
+# alone, was timed warm (data/explorations/20261202T0250Z_gpu_count_hybrid/). Files made before count-bench
+# settled (no settle_s) ran back to back.
+SETTLE_MIN_S = 0.040
 NO_TARGET = "no target (under 1 GiB)"
 INCONCLUSIVE = "inconclusive"
 
@@ -116,6 +122,7 @@ class Bench:
     others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
     steal_s = property(lambda self: (self.doc.get("machine") or {}).get("steal_s"))  # absent before steal was recorded
     timed_s = property(lambda self: (self.doc.get("machine") or {}).get("timed_s"))
+    settle_s = property(lambda self: self.doc.get("settle_s", 0.0))  # absent before count-bench settled
 
     def entry(self, name):
         """The entry `name` ({name, what, samples_s, gbps}), or {} where the file has none."""
@@ -170,6 +177,8 @@ class Bench:
             return NO_TARGET
         if self.cached is None or self.cached < MIN_CACHED:
             return f"no target (not page-cached: {fmt.MISSING if self.cached is None else f'{self.cached:.2f}'})"
+        if self.settle_s < SETTLE_MIN_S:
+            return f"{INCONCLUSIVE} (passes back to back)"
         if abs(self.control_pct - 100) > AA_BAND:
             return f"{INCONCLUSIVE} (A/A {fmt.pct(self.control_pct)})"
         if self.busy:
@@ -228,7 +237,9 @@ def bench_table(benches):
                      fmt.number(b.gbps(b.reads_entry)["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
     floors = {b.floor_entry: b.entry(b.floor_entry).get("what") or b.floor_what for b in benches}
     notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
-             "page-cached file; GB/s: the file's bytes over each pass's time, median (p10..p90). Every pass's bins "
+             "page-cached file, each pass after the idle the file records (settle_s; none in files made before "
+             "count-bench settled, whose passes ran back to back); GB/s: the file's bytes over each pass's time, "
+             "median (p10..p90). Every pass's bins "
              "were checked against the reference's before the file was written. Commit: what the binary was built "
              "from. Others' CPU s: CPU seconds other processes used while the samples were taken, and in brackets, "
              "where recorded, the seconds the hypervisor stole (gave other guests while this machine's CPUs had "
@@ -240,10 +251,14 @@ def bench_table(benches):
              "readers into the pinned buffers). Counting alone (CPU): its counting on a copy of the file's bytes "
              "in memory, as count would run if reading cost nothing.",
              f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
-             f"and more, at least {MIN_CACHED:g} page-cached, with the A/A pair within {AA_BAND:g}% and other "
+             f"and more, at least {MIN_CACHED:g} page-cached, each pass after at least {SETTLE_MIN_S * 1000:g} ms "
+             f"idle, with the A/A pair within {AA_BAND:g}% and other "
              f"processes (or, where more, the hypervisor's steal) taking at most {BUSY_CPU_PER_S:g} CPU s a second "
              "timed (else inconclusive); the verdict "
-             "compares the unrounded figure."]
+             "compares the unrounded figure. Back to back, each entry is timed in the state the one before it in "
+             "the rotation left, and count always came right after its reads alone: on the H200 host a read into "
+             "the pinned buffers right after another ran 20-30% faster than one after 40 ms idle "
+             "(data/explorations/20261202T0250Z_gpu_count_hybrid/)."]
     return Table("count at the speed of its input: count-bench against its floor", columns, rows, notes,
                  align="lllll" + "rr" + "r" + "l" + "r" * 5 + "l")
 

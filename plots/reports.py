@@ -345,8 +345,8 @@ def count_prose(m):
             if noisy:
                 judged = [b.count_pct for b in here if b.verdict in (count_bench.MET, count_bench.NOT_MET)]
                 rest = f"; the {len(judged)} judged at {value_range(judged, 0, '%')}" if judged else ""
-                text += (f" ({len(noisy)} of the {len(here)} files inconclusive, their machine busy or their A/A pair "
-                         f"apart: count at {value_range([b.count_pct for b in noisy], 0, '%')} there{rest})")
+                text += (f" ({len(noisy)} of the {len(here)} files inconclusive, their passes back to back, their machine "
+                         f"busy or their A/A pair apart: count at {value_range([b.count_pct for b in noisy], 0, '%')} there{rest})")
             if min(b.count_pct for b in here) > 100:
                 text += (f". The floor, {here[0].floor_entry}, does not bind here: count runs faster than it, and "
                          "its own reads alone are the figure to read")

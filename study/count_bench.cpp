@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <thread>
 
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -356,14 +358,16 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
 }
 
 // Every entry once, untimed (the page cache, the buffers, the threads), then
-// `rounds` rotations of whole timed passes. Correct before fast: every count
-// pass, the untimed first among them, checks its bins against the
-// reference's, which were counted before.
-void time_rotations(std::vector<Entry>& entries, int rounds) {
+// `rounds` rotations of whole timed passes, each after `settle` of idle, so
+// that no pass inherits what the one before it left (count-bench.hpp).
+// Correct before fast: every count pass, the untimed first among them,
+// checks its bins against the reference's, which were counted before.
+void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::milliseconds settle) {
   for (auto& e : entries) e.pass();
   for (int round = 0; round < rounds; ++round)
     for (std::size_t k = 0; k < entries.size(); ++k) {
       Entry& e = entries[(std::size_t(round) + k) % entries.size()];  // rotating order
+      std::this_thread::sleep_for(settle);
       e.seconds.push_back(seconds_of(e.pass));
     }
 }
@@ -404,6 +408,9 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   if (!impl.counts)
     throw UsageError("count-bench measures the implementations that count; '" + request.impl + "' is not one");
   if (request.rounds < 1) throw UsageError("--rounds must be at least 1");
+  if (request.settle_ms < 0 || request.settle_ms > kMaxSettleMs)
+    throw UsageError("--settle " + std::to_string(request.settle_ms) + ": name 0 to " + std::to_string(kMaxSettleMs) +
+                     " ms");
   const bool on_gpu = impl.backend != Backend::cpu;
   if (!on_gpu && (request.chunk || request.buffers || request.piece || !request.device.empty()))
     throw UsageError("--chunk, --buffers, --piece and --device are for GPU implementations; '" + request.impl +
@@ -434,7 +441,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   const auto timed_from = std::chrono::steady_clock::now();
   std::string stopped;  // the error that ended the timing early: what was measured before it is still saved
   try {
-    time_rotations(entries, request.rounds);
+    time_rotations(entries, request.rounds, std::chrono::milliseconds(request.settle_ms));
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
@@ -470,7 +477,9 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
-      {"order", "rotating: round r starts at entry r mod " + std::to_string(entries.size())},
+      {"order", "rotating: round r starts at entry r mod " + std::to_string(entries.size()) + "; each timed pass after " +
+                    std::to_string(request.settle_ms) + " ms idle"},
+      {"settle_s", request.settle_ms / 1000.0},
       {"entries", measured_entries(entries, size)},
       {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
       {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
@@ -502,6 +511,8 @@ std::string describe_count_bench(const nlohmann::json& doc) {
     out += doc["environment"]["cpu"]["model_name"].get<std::string>() + ", " + std::to_string(doc["threads"].get<int>()) +
            " threads, openmp_fast path " + doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
   char line[256];
+  out += "  each timed pass after " + with_commas(std::uint64_t(std::llround(doc["settle_s"].get<double>() * 1000))) +
+         " ms idle (--settle)\n";
   for (const auto& e : doc["entries"]) {
     const auto& g = e["gbps"];
     std::snprintf(line, sizeof line, "  %-20s %7.2f GB/s median (p10 %.2f, p90 %.2f, %zu samples)\n",
@@ -526,7 +537,8 @@ std::string describe_count_bench(const nlohmann::json& doc) {
     out += line;
   }
   std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed; the hypervisor stole %.2f s\n",
-                doc["machine"]["other_processes_cpu_s"].get<double>(), doc["machine"]["timed_s"].get<double>(),
+                std::max(0.0, doc["machine"]["other_processes_cpu_s"].get<double>()),  // not -0.00: rounding
+                doc["machine"]["timed_s"].get<double>(),
                 doc["machine"]["steal_s"].get<double>());
   out += line;
   if (doc.contains("result_file")) out += "result file: " + doc["result_file"].get<std::string>() + "\n";

@@ -1,8 +1,8 @@
 // histostudy count-bench FILE: how close `histostudy count` comes to the
 // speed of its input, each implementation against its own floor in the same
 // run. After checking the count bin for bin against the reference, it times
-// whole passes over a page-cached regular file in rotating order, four
-// entries (CPU: five):
+// whole passes over a page-cached regular file in rotating order, each
+// after a short idle (--settle), four entries (CPU: five):
 //
 //   CPU implementations: count_stream (reading overlapping counting),
 //   reading the file and discarding it (one thread, as dd does: the floor),
@@ -17,9 +17,17 @@
 //   with no read and no count (the floor), that again (the A/A control), and
 //   its parallel reads into the pinned buffers alone.
 //
+// Every timed pass starts after --settle of idle, as a count run on its own
+// does: on the H200's host a read into the pinned buffers right after
+// another ran 20-30% faster than one after 40 ms of anything else (asleep,
+// spinning, copying memory, copying to the GPU), so back to back each entry
+// would be timed in the state its predecessor in the rotation left, and
+// count always came right after its reads alone
+// (data/explorations/20261202T0250Z_gpu_count_hybrid/).
+//
 // Medians with spread and every raw sample go to a JSON result file.
 //
-//   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [-o runs/count-bench]
+//   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
 //   histostudy count-bench FILE --impl lane_shared [--chunk 16MiB] [--buffers 4] [--piece 1MiB] [--device 0]
 #pragma once
 #include <cstdint>
@@ -30,11 +38,17 @@
 
 namespace hs {
 
+// The idle before each timed pass: past the 40 ms after which a pass ran
+// as cold as after any longer gap there (the exploration above).
+inline constexpr int kSettleMs = 50;
+inline constexpr int kMaxSettleMs = 10000;
+
 struct CountBenchRequest {
   std::string path;
   std::string impl = "openmp_fast";
   int threads = 0;  // 0: OpenMP's default (the CPU's counting threads, or the GPU stream's reading threads)
   int rounds = 9;
+  int settle_ms = kSettleMs;  // idle before each timed pass; 0: back to back
   std::uint64_t chunk = 0;  // GPU: bytes per chunk; 0: count's own (kGpuChunk)
   int buffers = 0;          // GPU: pinned buffers in the ring; 0: count's own (kGpuBuffers)
   std::uint64_t piece = 0;  // GPU: bytes a reading thread preads at a time; 0: count's own (kGpuPiece)

@@ -500,6 +500,9 @@ int main(int argc, char** argv) {
   count_bench->add_option("--device", bench.device, kDeviceHelp)->check(kNotEmpty);
   count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (four; five for a CPU implementation)")->capture_default_str()
       ->check(whole_number_in(1, 1000));
+  count_bench->add_option("--settle", bench.settle_ms, "ms idle before each timed pass, so that none inherits what the "
+                          "pass before it left; 0: back to back")->capture_default_str()
+      ->check(whole_number_in(0, hs::kMaxSettleMs));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
   count_bench->add_flag("--no-save", bench.no_save, "print only; write no result file");
 

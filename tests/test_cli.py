@@ -95,7 +95,10 @@ class Count(unittest.TestCase):
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
         self.assertEqual([e["name"] for e in doc["entries"]],
                          ["count", "read_discard", "read_discard_again", "pread_discard", "count_in_memory"])
-        self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 5")
+        self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 5; each timed pass after 50 ms idle")
+        self.assertEqual(doc["settle_s"], 0.05)
+        self.assertGreaterEqual(doc["machine"]["timed_s"], 2 * 5 * 0.05)  # every timed pass waited its settle
+        self.assertIn("each timed pass after 50 ms idle", out.stdout.decode())
         self.assertGreater(doc["counting_alone"]["pct_of_read"], 0)
         self.assertIn("counting alone, the file's bytes in memory: ", out.stdout.decode())
         for e in doc["entries"]:
@@ -107,6 +110,21 @@ class Count(unittest.TestCase):
         self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
         self.assertGreaterEqual(doc["machine"]["steal_s"], 0)
         self.assertRegex(out.stdout.decode(), r"of the [0-9.]+ s timed; the hypervisor stole [0-9.]+ s")
+
+    def test_count_bench_settles_as_long_as_asked(self):
+        path = self.file_with(b"abc" * 1000)
+        for settle, at_least in (("0", 0), ("300", 2 * 5 * 0.3)):
+            out = run("count-bench", path, "--rounds", "2", "--settle", settle, "-o", self.dir.name)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            saved = out.stdout.decode().split("result file: ")[1].strip()
+            with open(saved, encoding="utf-8") as f:
+                doc = json.load(f)
+            self.assertEqual(doc["settle_s"], int(settle) / 1000)
+            self.assertGreaterEqual(doc["machine"]["timed_s"], at_least)
+        for bad in ("-1", "10001", "1.5"):
+            refused = run("count-bench", path, "--settle", bad, "--no-save")
+            self.assertEqual(refused.returncode, 2, bad)
+            self.assertIn("--settle", refused.stderr.decode())
 
     def test_standard_input_counted_from_its_offset_and_left_at_its_end(self):
         data = os.urandom(3_000_000)
@@ -345,6 +363,7 @@ class GpuCount(unittest.TestCase):
         self.assertIn("gpu_state_after", doc["environment"])
         for ratio in ("count_pct_of_h2d", "control_pct_of_h2d", "count_pct_of_pread"):
             self.assertGreater(doc[ratio], 0)
+        self.assertEqual(doc["settle_s"], 0.05)
 
 
 class Generate(unittest.TestCase):
