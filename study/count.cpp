@@ -58,7 +58,12 @@ ReadPlan read_plan(const Implementation& impl) {
   // A deeper ring does not absorb a neighbour's bursts: beside one taking
   // about half a CPU, this plan ran at 85-92% (quiet 94%), 8 x 16 MiB at
   // 79-85%, 16 x 4 MiB at 80%, and 16 or 32 x 16 MiB at 62-66%, quiet too
-  // (data/explorations/20261201T2342Z_gpu_count_steal).
+  // (data/explorations/20261201T2342Z_gpu_count_steal). Those percentages
+  // were timed back to back, count right after its reads alone, which on
+  // that host made count's pass warm: with every pass after 50 ms idle, as
+  // a count run alone starts, this plan gives 74-80% on 1 GiB files and 90%
+  // on 4 GiB + 3; a zero-copy helper beside the readers halves it
+  // (data/explorations/20261202T0250Z_gpu_count_hybrid).
   return {kGpuChunk, kGpuBuffers};
 }
 
