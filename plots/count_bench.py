@@ -139,6 +139,7 @@ class Bench:
 
     count_pct = property(lambda self: self.pct(COUNT))
     control_pct = property(lambda self: self.pct(again(self.floor_entry)))
+    count_control_pct = property(lambda self: self.pct(again(COUNT), of=COUNT))  # None before count had its pair
     reads_alone_pct = property(lambda self: self.pct(COUNT, of=self.reads_entry))   # count over its own reads
     reads_pct = property(lambda self: self.pct(self.reads_entry))   # its own reads alone over the floor
 
@@ -181,6 +182,8 @@ class Bench:
             return f"{INCONCLUSIVE} (passes back to back)"
         if abs(self.control_pct - 100) > AA_BAND:
             return f"{INCONCLUSIVE} (A/A {fmt.pct(self.control_pct)})"
+        if self.count_control_pct is not None and abs(self.count_control_pct - 100) > AA_BAND:
+            return f"{INCONCLUSIVE} (count's A/A {fmt.pct(self.count_control_pct)})"
         if self.busy:
             return f"{INCONCLUSIVE} (busy: {self.taken_words})"
         return MET if self.count_pct >= TARGET_PCT else NOT_MET
@@ -223,6 +226,11 @@ def _others_cell(bench):
     return others if bench.steal_s is None else f"{others} ({fmt.number(bench.steal_s, 2)} stolen)"
 
 
+def _aa_cell(bench):
+    floor = fmt.pct(bench.control_pct)
+    return floor if bench.count_control_pct is None else f"{floor} (count {fmt.pct(bench.count_control_pct)})"
+
+
 def bench_table(benches):
     columns = ["machine", "commit", "impl", "plan", "file", "cached", "others' CPU s", "count GB/s", "floor",
                "floor GB/s", "A/A", "count % of floor", "its reads alone GB/s", "counting alone % of floor",
@@ -233,7 +241,7 @@ def bench_table(benches):
                      f"{b.file_name} ({fmt.size_words(b.bytes)})", fmt.number(b.cached, 2),
                      _others_cell(b),
                      _gbps_cell(b.gbps(COUNT)), b.floor_entry,
-                     _gbps_cell(b.gbps(b.floor_entry)), fmt.pct(b.control_pct), fmt.pct(b.count_pct),
+                     _gbps_cell(b.gbps(b.floor_entry)), _aa_cell(b), fmt.pct(b.count_pct),
                      fmt.number(b.gbps(b.reads_entry)["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
     floors = {b.floor_entry: b.entry(b.floor_entry).get("what") or b.floor_what for b in benches}
     notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
@@ -245,14 +253,15 @@ def bench_table(benches):
              "where recorded, the seconds the hypervisor stole (gave other guests while this machine's CPUs had "
              "work), which the first figure can miss.",
              "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors.items()) + ". A/A: the floor timed again, "
-             "as a percent of itself: what 'same' looks like in that file. Cached: the fraction of the file in the "
+             "as a percent of itself: what 'same' looks like in that file; in brackets, where recorded, count's own "
+             "pair (count_again, timed in another place of the rotation, so an order effect on count shows there). Cached: the fraction of the file in the "
              "page cache before the first pass.",
              "Its reads alone: count's own reads without counting (CPU: its threads' preads, discarded; GPU: its "
              "readers into the pinned buffers). Counting alone (CPU): its counting on a copy of the file's bytes "
              "in memory, as count would run if reading cost nothing.",
              f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
              f"and more, at least {MIN_CACHED:g} page-cached, each pass after at least {SETTLE_MIN_S * 1000:g} ms "
-             f"idle, with the A/A pair within {AA_BAND:g}% and other "
+             f"idle, with the A/A pairs within {AA_BAND:g}% and other "
              f"processes (or, where more, the hypervisor's steal) taking at most {BUSY_CPU_PER_S:g} CPU s a second "
              "timed (else inconclusive); the verdict "
              "compares the unrounded figure. Back to back, each entry is timed in the state the one before it in "

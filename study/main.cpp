@@ -498,7 +498,7 @@ int main(int argc, char** argv) {
                           "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
                           "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)")->check(kNonzeroSize);
   count_bench->add_option("--device", bench.device, kDeviceHelp)->check(kNotEmpty);
-  count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (four; five for a CPU implementation)")->capture_default_str()
+  count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (five; six for a CPU implementation)")->capture_default_str()
       ->check(whole_number_in(1, 1000));
   count_bench->add_option("--settle", bench.settle_ms, "ms idle before each timed pass, so that none inherits what the "
                           "pass before it left; 0: back to back")->capture_default_str()

@@ -94,10 +94,13 @@ class Count(unittest.TestCase):
         self.assertEqual(doc["format"], "histostudy-count-bench")
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
         self.assertEqual([e["name"] for e in doc["entries"]],
-                         ["count", "read_discard", "read_discard_again", "pread_discard", "count_in_memory"])
-        self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 5; each timed pass after 50 ms idle")
+                         ["count", "read_discard", "read_discard_again", "pread_discard", "count_in_memory",
+                          "count_again"])
+        self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 6; each timed pass after 50 ms idle")
         self.assertEqual(doc["settle_s"], 0.05)
-        self.assertGreaterEqual(doc["machine"]["timed_s"], 2 * 5 * 0.05)  # every timed pass waited its settle
+        self.assertGreaterEqual(doc["machine"]["timed_s"], 2 * 6 * 0.05)  # every timed pass waited its settle
+        self.assertGreater(doc["count_control_pct"], 0)
+        self.assertRegex(out.stdout.decode(), r"\(A/A control: [0-9]+%; count's own: [0-9]+%\)")
         self.assertIn("each timed pass after 50 ms idle", out.stdout.decode())
         self.assertGreater(doc["counting_alone"]["pct_of_read"], 0)
         self.assertIn("counting alone, the file's bytes in memory: ", out.stdout.decode())
@@ -113,7 +116,7 @@ class Count(unittest.TestCase):
 
     def test_count_bench_settles_as_long_as_asked(self):
         path = self.file_with(b"abc" * 1000)
-        for settle, at_least in (("0", 0), ("300", 2 * 5 * 0.3)):
+        for settle, at_least in (("0", 0), ("300", 2 * 6 * 0.3)):
             out = run("count-bench", path, "--rounds", "2", "--settle", settle, "-o", self.dir.name)
             self.assertEqual(out.returncode, 0, out.stderr)
             saved = out.stdout.decode().split("result file: ")[1].strip()
@@ -353,7 +356,8 @@ class GpuCount(unittest.TestCase):
         with open(saved[0], encoding="utf-8") as f:
             doc = json.load(f)
         self.assertEqual(doc["backend"], "cuda")
-        self.assertEqual([e["name"] for e in doc["entries"]], ["count", "h2d_pinned", "h2d_pinned_again", "pread_pinned"])
+        self.assertEqual([e["name"] for e in doc["entries"]],
+                         ["count", "h2d_pinned", "h2d_pinned_again", "pread_pinned", "count_again"])
         for e in doc["entries"]:
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
@@ -361,7 +365,7 @@ class GpuCount(unittest.TestCase):
         self.assertEqual(doc["policy"]["counter_bits"], 64)
         self.assertTrue(doc["device"]["name"])
         self.assertIn("gpu_state_after", doc["environment"])
-        for ratio in ("count_pct_of_h2d", "control_pct_of_h2d", "count_pct_of_pread"):
+        for ratio in ("count_pct_of_h2d", "control_pct_of_h2d", "count_pct_of_pread", "count_control_pct"):
             self.assertGreater(doc[ratio], 0)
         self.assertEqual(doc["settle_s"], 0.05)
 

@@ -84,6 +84,19 @@ class Verdicts(unittest.TestCase):
             doc["settle_s"] = 0.04
             self.assertEqual(bench(doc).verdict, count_bench.MET)
 
+    def test_count_s_own_a_a_pair_apart_makes_a_file_inconclusive(self):
+        for backend in ("cpu", "cuda"):
+            doc = at_pct(committed_bench(backend), 90.0)
+            repeat = copy.deepcopy(entry(doc, count_bench.COUNT))
+            repeat["name"] = count_bench.again(count_bench.COUNT)
+            doc["entries"].append(repeat)
+            count = repeat["gbps"]["median"]
+            repeat["gbps"]["median"] = count * 0.94
+            self.assertEqual(bench(doc).verdict, "inconclusive (count's A/A 94.0%)")
+            repeat["gbps"]["median"] = count * 1.04
+            self.assertEqual(bench(doc).verdict, count_bench.MET)
+            self.assertIn("(count 104.0%)", count_bench.bench_table([bench(doc)]).rows[0][10])
+
     def test_seconds_the_hypervisor_stole_make_a_file_busy_as_other_processes_do(self):
         doc = at_pct(committed_bench("cuda"), 50.0)
         doc["machine"].update(timed_s=2.0, other_processes_cpu_s=0.2, steal_s=1.01)
