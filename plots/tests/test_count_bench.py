@@ -36,7 +36,9 @@ def at_pct(doc, pct, bytes=GIB, control_pct=100.0, cached=1.0):
     long and `cached` in the page cache."""
     doc = copy.deepcopy(doc)
     floor = entry(doc, doc["floor"]["entry"])["gbps"]["median"]
-    entry(doc, count_bench.COUNT)["gbps"]["median"] = floor * pct / 100
+    for name in (count_bench.COUNT, count_bench.again(count_bench.COUNT)):  # the second, where the file has it
+        if any(e["name"] == name for e in doc["entries"]):
+            entry(doc, name)["gbps"]["median"] = floor * pct / 100
     entry(doc, count_bench.again(doc["floor"]["entry"]))["gbps"]["median"] = floor * control_pct / 100
     doc["file"].update(bytes=bytes, page_cached_before=cached)
     doc["settle_s"] = 0.05  # each pass after count-bench's default idle
@@ -87,6 +89,7 @@ class Verdicts(unittest.TestCase):
     def test_count_s_own_a_a_pair_apart_makes_a_file_inconclusive(self):
         for backend in ("cpu", "cuda"):
             doc = at_pct(committed_bench(backend), 90.0)
+            doc["entries"] = [e for e in doc["entries"] if e["name"] != count_bench.again(count_bench.COUNT)]
             repeat = copy.deepcopy(entry(doc, count_bench.COUNT))
             repeat["name"] = count_bench.again(count_bench.COUNT)
             doc["entries"].append(repeat)
