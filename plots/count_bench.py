@@ -121,7 +121,13 @@ class Bench:
     reads_entry = property(lambda self: self.doc["reads_alone"]["entry"])
     others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
     steal_s = property(lambda self: (self.doc.get("machine") or {}).get("steal_s"))  # absent before steal was recorded
-    timed_s = property(lambda self: (self.doc.get("machine") or {}).get("timed_s"))
+    @property
+    def timed_s(self):
+        """The seconds the timed passes took: the window count-bench watched, less its idle before each pass."""
+        window = (self.doc.get("machine") or {}).get("timed_s")
+        idle = self.settle_s * self.doc["rounds"] * len(self.doc["entries"])
+        return None if window is None else window - idle
+
     settle_s = property(lambda self: self.doc.get("settle_s", 0.0))  # absent before count-bench settled
 
     def entry(self, name):

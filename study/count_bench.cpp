@@ -479,7 +479,8 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                    {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
                             "less this process's getrusage): near 0 on a quiet machine; steal_s: the seconds the "
                             "hypervisor gave other guests while this machine's CPUs had work, which the first can "
-                            "miss (this process's CPU time may include them)"}}},
+                            "miss (this process's CPU time may include them); both over timed_s, which includes "
+                            "the settle_s of idle before each timed pass"}}},
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
