@@ -43,8 +43,8 @@ AA_BAND = 5.0
 # to record steal (data/explorations/20261201T2342Z_gpu_count_steal/: 0.25 s stolen, 0.09 s "others").
 BUSY_CPU_PER_S = 0.5
 # The idle before each timed pass below which the passes count as back to back, so that each entry was timed in
-# the state its predecessor in the rotation left: on the H200 host a read into the pinned buffers right after
-# another ran 20-30% faster than one after 40 ms of anything else, and count, always timed right after its reads
+# the state its predecessor in the rotation left: on the H200 host a read into the pinned buffers after 40 ms of
+# anything else ran 16-30% slower than one right after another, and count, always timed right after its reads
 # alone, was timed warm (data/explorations/20261202T0250Z_gpu_count_hybrid/). Files made before count-bench
 # settled (no settle_s) ran back to back.
 SETTLE_MIN_S = 0.040
@@ -119,15 +119,16 @@ class Bench:
     floor_entry = property(lambda self: self.doc["floor"]["entry"])
     floor_what = property(lambda self: self.doc["floor"]["what"])
     reads_entry = property(lambda self: self.doc["reads_alone"]["entry"])
-    others_cpu_s = property(lambda self: (self.doc.get("machine") or {}).get("other_processes_cpu_s"))
-    steal_s = property(lambda self: (self.doc.get("machine") or {}).get("steal_s"))  # absent before steal was recorded
     @property
-    def timed_s(self):
-        """The seconds the timed passes took: the window count-bench watched, less its idle before each pass."""
-        window = (self.doc.get("machine") or {}).get("timed_s")
-        idle = self.settle_s * self.doc["rounds"] * len(self.doc["entries"])
-        return None if window is None else window - idle
+    def watched(self):
+        """What count-bench recorded of others' use of the machine: over the timed passes alone where it did
+        (machine.passes), else over its whole timed window ({seconds, other_processes_cpu_s, steal_s}, any absent)."""
+        machine = self.doc.get("machine") or {}
+        return machine.get("passes") or {**machine, "seconds": machine.get("timed_s")}
 
+    others_cpu_s = property(lambda self: self.watched.get("other_processes_cpu_s"))
+    steal_s = property(lambda self: self.watched.get("steal_s"))  # absent before steal was recorded
+    timed_s = property(lambda self: self.watched.get("seconds"))
     settle_s = property(lambda self: self.doc.get("settle_s", 0.0))  # absent before count-bench settled
 
     def entry(self, name):
@@ -228,7 +229,8 @@ def _gbps_cell(found):
 
 
 def _others_cell(bench):
-    others = fmt.number(bench.others_cpu_s, 2)
+    # /proc/stat and getrusage tick apart, so an idle machine can come out a little under 0: shown as 0
+    others = fmt.number(None if bench.others_cpu_s is None else max(0.0, bench.others_cpu_s), 2)
     return others if bench.steal_s is None else f"{others} ({fmt.number(bench.steal_s, 2)} stolen)"
 
 
@@ -249,16 +251,17 @@ def bench_table(benches):
                      _gbps_cell(b.gbps(COUNT)), b.floor_entry,
                      _gbps_cell(b.gbps(b.floor_entry)), _aa_cell(b), fmt.pct(b.count_pct),
                      fmt.number(b.gbps(b.reads_entry)["median"], 1), fmt.pct(b.counting_alone_pct), b.verdict])
-    floors = {b.floor_entry: b.entry(b.floor_entry).get("what") or b.floor_what for b in benches}
+    floors = dict.fromkeys((b.floor_entry, b.entry(b.floor_entry).get("what") or b.floor_what) for b in benches)
     notes = ["Each row: one `histostudy count-bench` file, its entries timed in rotating order on the same "
              "page-cached file, each pass after the idle the file records (settle_s; none in files made before "
              "count-bench settled, whose passes ran back to back); GB/s: the file's bytes over each pass's time, "
              "median (p10..p90). Every pass's bins "
              "were checked against the reference's before the file was written. Commit: what the binary was built "
-             "from. Others' CPU s: CPU seconds other processes used while the samples were taken, and in brackets, "
+             "from. Others' CPU s: CPU seconds other processes used while the timed passes ran (in files made before "
+             "count-bench recorded the passes alone, over its whole timed window), and in brackets, "
              "where recorded, the seconds the hypervisor stole (gave other guests while this machine's CPUs had "
              "work), which the first figure can miss.",
-             "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors.items()) + ". A/A: the floor timed again, "
+             "Floors: " + "; ".join(f"{e}: {what}" for e, what in floors) + ". A/A: the floor timed again, "
              "as a percent of itself: what 'same' looks like in that file; in brackets, where recorded, count's own "
              "pair (count_again, timed in another place of the rotation, so an order effect on count shows there). Cached: the fraction of the file in the "
              "page cache before the first pass.",
@@ -272,7 +275,7 @@ def bench_table(benches):
              "timed (else inconclusive); the verdict "
              "compares the unrounded figure. Back to back, each entry is timed in the state the one before it in "
              "the rotation left, and count always came right after its reads alone: on the H200 host a read into "
-             "the pinned buffers right after another ran 20-30% faster than one after 40 ms idle "
+             "the pinned buffers after 40 ms of anything else ran 16-30% slower than one right after another "
              "(data/explorations/20261202T0250Z_gpu_count_hybrid/)."]
     return Table("count at the speed of its input: count-bench against its floor", columns, rows, notes,
                  align="lllll" + "rr" + "r" + "l" + "r" * 5 + "l")

@@ -150,6 +150,13 @@ CpuUse cpu_use_now() {
   return use;
 }
 
+// What the timed passes alone took, and what others took from the machine
+// while they ran: the idle between passes, and the untimed first passes,
+// left out.
+struct PassUse {
+  double seconds = 0, others_cpu_s = 0, steal_s = 0;
+};
+
 double seconds_of(const std::function<void()>& body) {
   const auto start = std::chrono::steady_clock::now();
   body();
@@ -166,7 +173,7 @@ struct Entry {
 // states (count to the floor, the floor's A/A control, count to its own
 // reads alone), a fifth for CPU implementations (count's counting alone,
 // its bound), and what the result document records of this backend;
-// count_bench adds count's own A/A repeat last.
+// count_bench adds count's own A/A repeat after the floor's.
 struct Bench {
   std::vector<Entry> entries;  // count, the floor, the floor again, count's reads alone[, its counting alone]
   std::string floor;           // the floor's ratios: count_pct_of_<floor>, control_pct_of_<floor>
@@ -363,13 +370,18 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
 // that no pass inherits what the one before it left (count-bench.hpp).
 // Correct before fast: every count pass, the untimed first among them,
 // checks its bins against the reference's, which were counted before.
-void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::milliseconds settle) {
+void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::milliseconds settle, PassUse& use) {
   for (auto& e : entries) e.pass();
   for (int round = 0; round < rounds; ++round)
     for (std::size_t k = 0; k < entries.size(); ++k) {
       Entry& e = entries[(std::size_t(round) + k) % entries.size()];  // rotating order
       std::this_thread::sleep_for(settle);
+      const CpuUse before = cpu_use_now();
       e.seconds.push_back(seconds_of(e.pass));
+      const CpuUse after = cpu_use_now();
+      use.seconds += e.seconds.back();
+      use.others_cpu_s += (after.machine_busy_s - before.machine_busy_s) - (after.this_process_s - before.this_process_s);
+      use.steal_s += after.steal_s - before.steal_s;
     }
 }
 
@@ -389,19 +401,23 @@ nlohmann::json measured_entries(const std::vector<Entry>& entries, std::uint64_t
   return measured;
 }
 
-// The same run's ratios of medians (entries as Bench orders them: count, the
-// floor, the floor again, count's reads alone[, its counting alone], then
-// count again).
-void add_ratios(nlohmann::json& doc, const std::string& floor, const nlohmann::json& entries) {
-  auto median = [&](std::size_t k) { return entries[k]["gbps"]["median"].get<double>(); };
-  doc["count_pct_of_" + floor] = 100.0 * median(0) / median(1);
-  doc["control_pct_of_" + floor] = 100.0 * median(2) / median(1);
-  doc["count_pct_of_pread"] = 100.0 * median(0) / median(3);
+// The same run's ratios of medians, of the entries the document names.
+void add_ratios(nlohmann::json& doc, const std::string& floor) {
+  auto median = [&](const nlohmann::json& name) {
+    for (const auto& e : doc["entries"])
+      if (e["name"] == name) return e["gbps"]["median"].get<double>();
+    throw Error("count-bench: no entry " + name.get<std::string>());  // a defect here, not the user's
+  };
+  const double count = median("count"), of_floor = median(doc["floor"]["entry"]);
+  doc["count_pct_of_" + floor] = 100.0 * count / of_floor;
+  doc["control_pct_of_" + floor] = 100.0 * median(doc["floor"]["entry"].get<std::string>() + "_again") / of_floor;
+  doc["count_pct_of_pread"] = 100.0 * count / median(doc["reads_alone"]["entry"]);
+  doc["count_control_pct"] = 100.0 * median("count_again") / count;
   if (doc.contains("counting_alone")) {
-    doc["counting_alone"]["pct_of_" + floor] = 100.0 * median(4) / median(1);
-    doc["counting_alone"]["count_pct_of_it"] = 100.0 * median(0) / median(4);
+    const double alone = median(doc["counting_alone"]["entry"]);
+    doc["counting_alone"]["pct_of_" + floor] = 100.0 * alone / of_floor;
+    doc["counting_alone"]["count_pct_of_it"] = 100.0 * count / alone;
   }
-  doc["count_control_pct"] = 100.0 * median(entries.size() - 1) / median(0);
 }
 
 }  // namespace
@@ -437,17 +453,23 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   if (!request.no_save) check_writable_dir(request.out_dir);
   const std::string started = utc_now();
   Bench bench = on_gpu ? gpu_bench(request, impl, file) : cpu_bench(request, impl, file);
-  // count's own A/A pair, last: it runs in another place of the rotation, so
-  // an order effect on count shows there (the floor's pair cannot see one).
-  bench.entries.push_back({"count_again", "count again: its own A/A control", bench.entries[0].pass, {}});
+  // count's own A/A pair, after the floor's pair: in the rotation it follows
+  // a copy, count follows a read (GPU: its reads alone) or a count (CPU: its
+  // counting alone), so an order effect on count shows as the two apart,
+  // which the floor's pair cannot see.
+  const std::string floor_entry = bench.entries[1].name, reads_entry = bench.entries[3].name;
+  const std::string counting_entry = bench.entries.size() > 4 ? bench.entries[4].name : "";
+  bench.entries.insert(bench.entries.begin() + 3,
+                       Entry{"count_again", "count again: its own A/A control", bench.entries[0].pass, {}});
 
   auto& entries = bench.entries;
   const double cached_before = page_cached_fraction(request.path, size);
   const CpuUse use_before = cpu_use_now();
   const auto timed_from = std::chrono::steady_clock::now();
   std::string stopped;  // the error that ended the timing early: what was measured before it is still saved
+  PassUse passes;
   try {
-    time_rotations(entries, request.rounds, std::chrono::milliseconds(request.settle_ms));
+    time_rotations(entries, request.rounds, std::chrono::milliseconds(request.settle_ms), passes);
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
@@ -476,11 +498,14 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"machine", {{"timed_s", timed_s},
                    {"other_processes_cpu_s", others_s},
                    {"steal_s", use_after.steal_s - use_before.steal_s},
+                   {"passes", {{"seconds", passes.seconds}, {"other_processes_cpu_s", passes.others_cpu_s},
+                               {"steal_s", passes.steal_s}}},
                    {"note", "CPU seconds other processes used while the samples were taken (/proc/stat busy "
                             "less this process's getrusage): near 0 on a quiet machine; steal_s: the seconds the "
                             "hypervisor gave other guests while this machine's CPUs had work, which the first can "
                             "miss (this process's CPU time may include them); both over timed_s, which includes "
-                            "the settle_s of idle before each timed pass"}}},
+                            "the settle_s of idle before each timed pass; passes: the same over the timed passes "
+                            "alone"}}},
       {"impl", request.impl},
       {"backend", std::string(backend_name(impl.backend))},
       {"rounds", request.rounds},
@@ -488,12 +513,12 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                     std::to_string(request.settle_ms) + " ms idle"},
       {"settle_s", request.settle_ms / 1000.0},
       {"entries", measured_entries(entries, size)},
-      {"floor", {{"name", bench.floor}, {"entry", bench.entries[1].name}, {"what", bench.floor_what}}},
-      {"reads_alone", {{"entry", bench.entries[3].name}, {"what", bench.reads_what}}},
+      {"floor", {{"name", bench.floor}, {"entry", floor_entry}, {"what", bench.floor_what}}},
+      {"reads_alone", {{"entry", reads_entry}, {"what", bench.reads_what}}},
   };
-  if (!on_gpu) doc["counting_alone"] = {{"entry", entries[4].name}};
+  if (!counting_entry.empty()) doc["counting_alone"] = {{"entry", counting_entry}};
   if (stopped.empty())
-    add_ratios(doc, bench.floor, doc["entries"]);
+    add_ratios(doc, bench.floor);
   else
     doc["incomplete"] = {{"error", stopped}};
   doc.update(bench.record);
@@ -543,10 +568,12 @@ std::string describe_count_bench(const nlohmann::json& doc) {
     std::snprintf(line, sizeof line, "the stream's buffers made in %.3f s, once\n", doc["stream_setup_s"].get<double>());
     out += line;
   }
-  std::snprintf(line, sizeof line, "other processes used %.2f CPU s of the %.2f s timed; the hypervisor stole %.2f s\n",
-                std::max(0.0, doc["machine"]["other_processes_cpu_s"].get<double>()),  // not -0.00: rounding
-                doc["machine"]["timed_s"].get<double>(),
-                doc["machine"]["steal_s"].get<double>());
+  const auto& passes = doc["machine"]["passes"];
+  std::snprintf(line, sizeof line,
+                "while the timed passes ran (%.2f s), other processes used %.2f CPU s; the hypervisor stole %.2f s\n",
+                passes["seconds"].get<double>(),
+                // /proc/stat and getrusage tick apart, so an idle machine can come out a little under 0
+                std::max(0.0, passes["other_processes_cpu_s"].get<double>()), passes["steal_s"].get<double>());
   out += line;
   if (doc.contains("result_file")) out += "result file: " + doc["result_file"].get<std::string>() + "\n";
   return out;

@@ -19,9 +19,9 @@
 //   its parallel reads into the pinned buffers alone.
 //
 // Every timed pass starts after --settle of idle, as a count run on its own
-// does: on the H200's host a read into the pinned buffers right after
-// another ran 20-30% faster than one after 40 ms of anything else (asleep,
-// spinning, copying memory, copying to the GPU), so back to back each entry
+// does: on the H200's host a read into the pinned buffers after 40 ms of
+// anything else (asleep, spinning, copying memory, copying to the GPU) ran
+// 16-30% slower than one right after another, so back to back each entry
 // would be timed in the state its predecessor in the rotation left, and
 // count always came right after its reads alone
 // (data/explorations/20261202T0250Z_gpu_count_hybrid/).
@@ -39,8 +39,9 @@
 
 namespace hs {
 
-// The idle before each timed pass: past the 40 ms after which a pass ran
-// as cold as after any longer gap there (the exploration above).
+// The idle before each timed pass: more than the 40 ms after which every
+// conditioner measured (asleep, busy, copying) left a pass equally cold; 10
+// ms left it part warm (the exploration above; nothing longer was tried).
 inline constexpr int kSettleMs = 50;
 inline constexpr int kMaxSettleMs = 10000;
 

@@ -314,7 +314,7 @@ int cubins_command(const std::vector<std::string>& toolchains, const std::vector
       if (t.spec != "nvcc") specs.push_back(t.spec);
   const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
   std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
-  check_stdout();
+  check_stdout("modules written: " + out_dir);
   return 0;
 #else
   (void)toolchains, (void)archs, (void)out_dir;
@@ -332,6 +332,7 @@ CLI::Validator whole_number_in(long long lo, long long hi) {
         if (ec == std::errc::result_out_of_range) return text + " is too large";
         if (ec != std::errc() || end != text.data() + text.size()) return text + " is not a whole number";
         if (value < lo || value > hi) return text + " is outside " + std::to_string(lo) + ".." + std::to_string(hi);
+        text = std::to_string(value);  // as read, in decimal: CLI11 would take 010 as octal 8
         return "";
       },
       "INT in " + std::to_string(lo) + ".." + std::to_string(hi));
@@ -414,23 +415,23 @@ int main(int argc, char** argv) {
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)")->check(kInputList);
   run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)")->check(kList);
   run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's); CPU implementations run without")
-      ->check(whole_number_in(1, 1 << 30));
+      ->transform(whole_number_in(1, 1 << 30));
   run->add_option("--block", run_opt.block, "GPU threads per block (default 256); CPU implementations run without")
-      ->check(whole_number_in(1, 1024));
+      ->transform(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
-      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
+      ->transform(whole_number_in(1, hs::cpu::kMaxThreads));
   run->add_option("-p,--passes", run_opt.passes, "passes P (1, 2, 4, 8) of the implementations that take them")
       ->check(CLI::IsMember({1, 2, 4, 8}));
   run->add_option("--warmups", run_opt.warmups, "untimed GPU runs of each toolchain before its samples")
-      ->capture_default_str()->check(whole_number_in(0, 1000));
+      ->capture_default_str()->transform(whole_number_in(0, 1000));
   run->add_option("--reps", run_opt.reps, "at least this many GPU samples (runs timed one by one) per toolchain")
-      ->capture_default_str()->check(whole_number_in(1, 100000));
+      ->capture_default_str()->transform(whole_number_in(1, 100000));
   run->add_option("--max-reps", run_opt.max_reps, "at most this many GPU samples (rounded up to whole rotations)")
-      ->capture_default_str()->check(whole_number_in(1, 100000));
+      ->capture_default_str()->transform(whole_number_in(1, 100000));
   run->add_option("--lesson-reps", run_opt.lesson_reps,
                   "the lesson's own timing per GPU case: this many back-to-back runs as one, after 3 warm-ups; "
                   "0 skips it (a profiler then sees only the check and the samples)")
-      ->capture_default_str()->check(whole_number_in(0, 100000));
+      ->capture_default_str()->transform(whole_number_in(0, 100000));
   run->add_option("--noise", run_opt.noise_pct, "stop sampling once the median's 95% interval is within +-this %")
       ->capture_default_str()->check(number_in(0.0, 100.0));
   run->add_option("--max-time", run_opt.max_time_s, "stop sampling a case after this many seconds (after --reps)")
@@ -472,7 +473,7 @@ int main(int argc, char** argv) {
   count->add_option("-t,--threads", count_threads,
                     "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
                     "(default: seven eighths of the cores)")
-      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
+      ->transform(whole_number_in(1, hs::cpu::kMaxThreads));
   count->add_option("--device", count_device, kDeviceHelp)->check(kNotEmpty);
 
   hs::CountBenchRequest bench;
@@ -485,7 +486,7 @@ int main(int argc, char** argv) {
   count_bench->add_option("-t,--threads", bench.threads,
                           "CPU threads: counting (default: one per core), or for a GPU implementation reading the file "
                           "(default: seven eighths of the cores)")
-      ->check(whole_number_in(1, hs::cpu::kMaxThreads));
+      ->transform(whole_number_in(1, hs::cpu::kMaxThreads));
   count_bench->add_option("--chunk", bench_chunk,
                           "GPU implementations: bytes per chunk, whole pieces up to 1GiB (default count's, " +
                               std::to_string(hs::kGpuChunk >> 20) + "MiB)")->check(kNonzeroSize);
@@ -493,16 +494,16 @@ int main(int argc, char** argv) {
   count_bench->add_option("--buffers", bench.buffers,
                           "GPU implementations: pinned buffers in the ring (default count's, " +
                               std::to_string(hs::kGpuBuffers) + ")")
-      ->check(whole_number_in(2, 64));
+      ->transform(whole_number_in(2, 64));
   count_bench->add_option("--piece", bench_piece,
                           "GPU implementations: bytes each reading thread preads at a time, whole 64KiB dividing "
                           "the chunk (default count's, " + std::to_string(hs::kGpuPiece >> 20) + "MiB)")->check(kNonzeroSize);
   count_bench->add_option("--device", bench.device, kDeviceHelp)->check(kNotEmpty);
-  count_bench->add_option("--rounds", bench.rounds, "rotations of the entries (five; six for a CPU implementation)")->capture_default_str()
-      ->check(whole_number_in(1, 1000));
+  count_bench->add_option("--rounds", bench.rounds, "rounds: each times every entry once (five entries; six for a CPU implementation)")->capture_default_str()
+      ->transform(whole_number_in(1, 1000));
   count_bench->add_option("--settle", bench.settle_ms, "ms idle before each timed pass, so that none inherits what the "
                           "pass before it left; 0: back to back")->capture_default_str()
-      ->check(whole_number_in(0, hs::kMaxSettleMs));
+      ->transform(whole_number_in(0, hs::kMaxSettleMs));
   count_bench->add_option("-o,--out-dir", bench.out_dir, "where the result file goes")->capture_default_str();
   count_bench->add_flag("--no-save", bench.no_save, "print only; write no result file");
 

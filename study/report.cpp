@@ -17,11 +17,12 @@ std::string fmt(const char* format, double value) {
   return buf;
 }
 
-// Milliseconds to three decimals, or to three significant digits below 0.1
-// ms (a 611-byte run takes microseconds, which "0.000" would hide), to 1 ns.
-std::string ms_text(double ms) {
+// Milliseconds to `decimals` places, or to three significant digits where
+// that shows fewer (a 611-byte run takes microseconds, which "0.000" would
+// hide), to 1 ns.
+std::string ms_text(double ms, int decimals) {
   const int digits = ms > 0 ? int(std::floor(std::log10(ms))) : 0;
-  return fmt(("%." + std::to_string(std::clamp(2 - digits, 3, 6)) + "f").c_str(), ms);
+  return fmt(("%." + std::to_string(std::clamp(2 - digits, decimals, 6)) + "f").c_str(), ms);
 }
 
 const Row* find_row(const std::vector<Row>& rows, const Row& like, std::string_view impl) {
@@ -43,7 +44,7 @@ std::string sampling_conditions(const std::vector<Row>& rows, const std::string&
   return "";
 }
 
-std::string ms_or_dash(const Row* r) { return r ? ms_text(r->summary.median) : "-"; }
+std::string ms_or_dash(const Row* r) { return r ? ms_text(r->summary.median, 3) : "-"; }
 
 // The implementation of `backend` with `role`; "" when none has it.
 std::string_view with_role_on(const std::string& backend, std::string_view role) {
@@ -72,7 +73,7 @@ void print_floor_and_atomics(const std::vector<Row>& rows, const std::string& to
   for (const auto& r : rows)
     if (r.toolchain == toolchain && r.size == size && r.input == *input && r.check_passed &&
         !find_implementation(r.impl).counts)
-      out << "floor (" << *input << "): " << r.impl << " " << ms_text(r.summary.median) << " ms, "
+      out << "floor (" << *input << "): " << r.impl << " " << ms_text(r.summary.median, 3) << " ms, "
             << fmt("%.1f", r.gbps) << " GB/s\n";
   const Row* b = nullptr;
   const Row* p = nullptr;
@@ -146,10 +147,10 @@ void print_all_rows(const std::vector<Row>& rows, std::ostream& out) {
       std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s not timed: all %zu samples throttled\n",
                     r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.sample_log.size());
     } else {
-      std::string spread = ms_text(r.summary.p10) + ".." + ms_text(r.summary.p90);
+      std::string spread = ms_text(r.summary.p10, 4) + ".." + ms_text(r.summary.p90, 4);
       std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10s %21s %9.1f %7s %14s\n",
                     r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(),
-                    r.policy.str().c_str(), ms_text(r.summary.median).c_str(), spread.c_str(), r.gbps,
+                    r.policy.str().c_str(), ms_text(r.summary.median, 4).c_str(), spread.c_str(), r.gbps,
                     r.pct_of_floor ? fmt("%.0f%%", *r.pct_of_floor).c_str() : "-", atomics.c_str());
     }
     out << line;

@@ -94,8 +94,8 @@ class Count(unittest.TestCase):
         self.assertEqual(doc["format"], "histostudy-count-bench")
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
         self.assertEqual([e["name"] for e in doc["entries"]],
-                         ["count", "read_discard", "read_discard_again", "pread_discard", "count_in_memory",
-                          "count_again"])
+                         ["count", "read_discard", "read_discard_again", "count_again", "pread_discard",
+                          "count_in_memory"])
         self.assertEqual(doc["order"], "rotating: round r starts at entry r mod 6; each timed pass after 50 ms idle")
         self.assertEqual(doc["settle_s"], 0.05)
         self.assertGreaterEqual(doc["machine"]["timed_s"], 2 * 6 * 0.05)  # every timed pass waited its settle
@@ -112,17 +112,22 @@ class Count(unittest.TestCase):
         self.assertGreater(doc["count_pct_of_read"], 0)
         self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
         self.assertGreaterEqual(doc["machine"]["steal_s"], 0)
-        self.assertRegex(out.stdout.decode(), r"of the [0-9.]+ s timed; the hypervisor stole [0-9.]+ s")
+        self.assertRegex(out.stdout.decode(),
+                         r"while the timed passes ran \([0-9.]+ s\), other processes used [0-9.]+ CPU s; the "
+                         r"hypervisor stole [0-9.]+ s")
+        passes = doc["machine"]["passes"]
+        self.assertAlmostEqual(passes["seconds"], sum(sum(e["samples_s"]) for e in doc["entries"]))
+        self.assertLess(passes["seconds"], doc["machine"]["timed_s"] - 2 * 6 * 0.05)  # no idle, no untimed pass
 
     def test_count_bench_settles_as_long_as_asked(self):
         path = self.file_with(b"abc" * 1000)
-        for settle, at_least in (("0", 0), ("300", 2 * 6 * 0.3)):
+        for settle, at_least in (("0", 0), ("300", 2 * 6 * 0.3), ("010", 0)):  # 010: ten, not octal eight
             out = run("count-bench", path, "--rounds", "2", "--settle", settle, "-o", self.dir.name)
             self.assertEqual(out.returncode, 0, out.stderr)
             saved = out.stdout.decode().split("result file: ")[1].strip()
             with open(saved, encoding="utf-8") as f:
                 doc = json.load(f)
-            self.assertEqual(doc["settle_s"], int(settle) / 1000)
+            self.assertEqual(doc["settle_s"], int(settle, 10) / 1000)
             self.assertGreaterEqual(doc["machine"]["timed_s"], at_least)
         for bad in ("-1", "10001", "1.5"):
             refused = run("count-bench", path, "--settle", bad, "--no-save")
@@ -357,7 +362,7 @@ class GpuCount(unittest.TestCase):
             doc = json.load(f)
         self.assertEqual(doc["backend"], "cuda")
         self.assertEqual([e["name"] for e in doc["entries"]],
-                         ["count", "h2d_pinned", "h2d_pinned_again", "pread_pinned", "count_again"])
+                         ["count", "h2d_pinned", "h2d_pinned_again", "count_again", "pread_pinned"])
         for e in doc["entries"]:
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
