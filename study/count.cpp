@@ -486,7 +486,9 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 // files: ahead in all 10 runs (median +11.5 points) on a host that read
 // slowly, where an A/A pair of 12 differed by 3.9 (a fixed order there);
 // even (+0.0) on a host that read quickly, in rotating order
-// (data/explorations/20261201T1830Z_gpu_readers).
+// (data/explorations/20261201T1830Z_gpu_readers). All timed back to back,
+// count warm: compare them with each other, not with the settled figures
+// of read_plan's comment.
 int gpu_reading_threads(int requested) {
   return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 7 / 8);
 }
