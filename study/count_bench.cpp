@@ -150,6 +150,14 @@ CpuUse cpu_use_now() {
   return use;
 }
 
+// The CPU seconds other processes used between two readings.
+double others_cpu_s(const CpuUse& before, const CpuUse& after) {
+  return (after.machine_busy_s - before.machine_busy_s) - (after.this_process_s - before.this_process_s);
+}
+
+// An entry's A/A repeat, as count-bench names it.
+std::string again(const std::string& entry) { return entry + "_again"; }
+
 // What the timed passes alone took, and what others took from the machine
 // while they ran: the idle between passes, and the untimed first passes,
 // left out.
@@ -254,7 +262,7 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, co
        count_pass, {}},
       {"read_discard", "read(2) into one " + std::to_string(kCpuChunk) + "-byte buffer, one thread, discarded (as dd does)",
        read_pass, {}},
-      {"read_discard_again", "read_discard again: the A/A control", read_pass, {}},
+      {again("read_discard"), "read_discard again: the A/A control", read_pass, {}},
       {"pread_discard", "count's own reads without the count: " + std::to_string(threads) + " threads preading " + piece +
                             ", discarded",
        pread_pass, {}},
@@ -338,7 +346,7 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
                          with_commas(plan.chunk) + "-byte chunks from the " + ring +
                          " into two device buffers, nothing read or counted: the floor",
        h2d_pass, {}},
-      {"h2d_pinned_again", "h2d_pinned again: the A/A control", h2d_pass, {}},
+      {again("h2d_pinned"), "h2d_pinned again: the A/A control", h2d_pass, {}},
       {"pread_pinned", "count's reads alone: " + reads + " into the " + ring + ", each chunk given back once read",
        pread_pass, {}},
   };
@@ -380,7 +388,7 @@ void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::millis
       e.seconds.push_back(seconds_of(e.pass));
       const CpuUse after = cpu_use_now();
       use.seconds += e.seconds.back();
-      use.others_cpu_s += (after.machine_busy_s - before.machine_busy_s) - (after.this_process_s - before.this_process_s);
+      use.others_cpu_s += others_cpu_s(before, after);
       use.steal_s += after.steal_s - before.steal_s;
     }
 }
@@ -410,9 +418,9 @@ void add_ratios(nlohmann::json& doc, const std::string& floor) {
   };
   const double count = median("count"), of_floor = median(doc["floor"]["entry"]);
   doc["count_pct_of_" + floor] = 100.0 * count / of_floor;
-  doc["control_pct_of_" + floor] = 100.0 * median(doc["floor"]["entry"].get<std::string>() + "_again") / of_floor;
+  doc["control_pct_of_" + floor] = 100.0 * median(again(doc["floor"]["entry"])) / of_floor;
   doc["count_pct_of_pread"] = 100.0 * count / median(doc["reads_alone"]["entry"]);
-  doc["count_control_pct"] = 100.0 * median("count_again") / count;
+  doc["count_control_pct"] = 100.0 * median(again("count")) / count;
   if (doc.contains("counting_alone")) {
     const double alone = median(doc["counting_alone"]["entry"]);
     doc["counting_alone"]["pct_of_" + floor] = 100.0 * alone / of_floor;
@@ -460,7 +468,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   const std::string floor_entry = bench.entries[1].name, reads_entry = bench.entries[3].name;
   const std::string counting_entry = bench.entries.size() > 4 ? bench.entries[4].name : "";
   bench.entries.insert(bench.entries.begin() + 3,
-                       Entry{"count_again", "count again: its own A/A control", bench.entries[0].pass, {}});
+                       Entry{again("count"), "count again: its own A/A control", bench.entries[0].pass, {}});
 
   auto& entries = bench.entries;
   const double cached_before = page_cached_fraction(request.path, size);
@@ -478,8 +486,6 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
   }
   const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
   const CpuUse use_after = cpu_use_now();
-  const double others_s = (use_after.machine_busy_s - use_before.machine_busy_s) -
-                          (use_after.this_process_s - use_before.this_process_s);
   double cached_after = -1;  // not measured: the file may be gone once a pass failed
   try {
     cached_after = page_cached_fraction(request.path, size);
@@ -496,7 +502,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
       {"file", {{"path", request.path}, {"bytes", size}, {"page_cached_before", cached_before},
                 {"page_cached_after", cached_after}}},
       {"machine", {{"timed_s", timed_s},
-                   {"other_processes_cpu_s", others_s},
+                   {"other_processes_cpu_s", others_cpu_s(use_before, use_after)},
                    {"steal_s", use_after.steal_s - use_before.steal_s},
                    {"passes", {{"seconds", passes.seconds}, {"other_processes_cpu_s", passes.others_cpu_s},
                                {"steal_s", passes.steal_s}}},

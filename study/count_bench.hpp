@@ -2,8 +2,8 @@
 // speed of its input, each implementation against its own floor in the same
 // run. After checking the count bin for bin against the reference, it times
 // whole passes over a page-cached regular file in rotating order, each
-// after a short idle (--settle), five entries (CPU: six), the last count
-// again (its own A/A control):
+// after a short idle (--settle), five entries (CPU: six), among them count
+// again, right after the floor's A/A pair (count's own A/A control):
 //
 //   CPU implementations: count_stream (reading overlapping counting),
 //   reading the file and discarding it (one thread, as dd does: the floor),
