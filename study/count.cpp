@@ -61,8 +61,9 @@ ReadPlan read_plan(const Implementation& impl) {
   // (data/explorations/20261201T2342Z_gpu_count_steal). Those percentages
   // were timed back to back, count right after its reads alone, which on
   // that host made count's pass warm: with every pass after 50 ms idle, as
-  // a count run alone starts, this plan gave 74.7-79.7% on 1 GiB files and
-  // 77.2-90.0% on 4 GiB + 3 on two machines; a zero-copy helper beside 12
+  // a count run alone starts, this plan gave lane_shared 74.7-79.7% on 1 GiB
+  // files and 77.2-90.0% on 4 GiB + 3, cub 66.6-75.8% and 78.3-90.3% (58.1%
+  // in a file left inconclusive), on three machines; a zero-copy helper beside 12
   // readers halves it (data/explorations/20261202T0250Z_gpu_count_hybrid).
   return {kGpuChunk, kGpuBuffers};
 }
