@@ -50,6 +50,10 @@ BUSY_CPU_PER_S = 0.5
 SETTLE_MIN_S = 0.040
 NO_TARGET = "no target (under 1 GiB)"
 INCONCLUSIVE = "inconclusive"
+# count-bench's options that time a reading plan other than count's own: such a file is a control or an
+# exploration, shown and not judged, since the target is count's, as `histostudy count` reads.
+PLAN_OPTIONS = ("--chunk", "--buffers", "--piece", "--threads", "-t")
+NOT_JUDGED = "not judged"
 
 
 class LeftOut(ResultError):
@@ -131,6 +135,18 @@ class Bench:
     timed_s = property(lambda self: self.watched.get("seconds"))
     settle_s = property(lambda self: self.doc.get("settle_s", 0.0))  # absent before count-bench settled
 
+    @property
+    def plan_options(self):
+        """The PLAN_OPTIONS its command line named ('--chunk', '-t', ...), in order: none for count's own plan."""
+        named = []
+        for arg in self.doc["provenance"]["argv"][2:]:
+            option = arg.split("=", 1)[0]
+            if option.startswith("-t") and not option.startswith("--"):
+                option = "-t"  # -t4 as -t 4
+            if option in PLAN_OPTIONS and option not in named:
+                named.append(option)
+        return named
+
     def entry(self, name):
         """The entry `name` ({name, what, samples_s, gbps}), or {} where the file has none."""
         return next((e for e in self.doc["entries"] if e["name"] == name), {})
@@ -185,6 +201,8 @@ class Bench:
             return NO_TARGET
         if self.cached is None or self.cached < MIN_CACHED:
             return f"no target (not page-cached: {fmt.MISSING if self.cached is None else f'{self.cached:.2f}'})"
+        if self.plan_options:
+            return f"{NOT_JUDGED} (a plan of its own: {' '.join(self.plan_options)})"
         if self.settle_s < SETTLE_MIN_S:
             return f"{INCONCLUSIVE} (passes back to back)"
         if abs(self.control_pct - 100) > AA_BAND:
@@ -270,7 +288,8 @@ def bench_table(benches):
              "in memory, as count would run if reading cost nothing.",
              f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
              f"and more, at least {MIN_CACHED:g} page-cached, each pass after at least {SETTLE_MIN_S * 1000:g} ms "
-             f"idle, with the A/A pairs within {AA_BAND:g}% and other "
+             f"idle, with count's own plan (a file that names {', '.join(PLAN_OPTIONS)} times another: shown, not "
+             f"judged), with the A/A pairs within {AA_BAND:g}% and other "
              f"processes (or, where more, the hypervisor's steal) taking at most {BUSY_CPU_PER_S:g} CPU s a second "
              "timed (else inconclusive); the verdict "
              "compares the unrounded figure. Back to back, each entry is timed in the state the one before it in "

@@ -334,7 +334,10 @@ def count_prose(m):
     for backend, what in (("cpu", "CPU implementations"), ("cuda", "GPU implementations")):
         group = [b for b in benches if b.backend == backend]
         for machine in dict.fromkeys(b.machine for b in group):
-            here = [b for b in group if b.machine == machine]
+            here = [b for b in group if b.machine == machine and not b.plan_options]
+            other_plans = [b for b in group if b.machine == machine and b.plan_options]
+            if not here:
+                continue
             text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
                     f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
                     f"{'s' if len(here) > 1 else ''}, its A/A pair at "
@@ -356,6 +359,10 @@ def count_prose(m):
                          f"of the floor: under {count_bench.TARGET_PCT:g}% however the file is read, so on this "
                          "machine the target needs a faster counting kernel or more cores")
             text += reads_bound_prose(here)
+            if other_plans:
+                text += (f". Timed with reading plans of their own, as controls ({len(other_plans)} file"
+                         f"{'s' if len(other_plans) > 1 else ''}, not judged): count at "
+                         f"{value_range([b.count_pct for b in other_plans], 0, '%')} of the floor")
             parts.append(text)
     return (f"`histostudy count-bench` times `count` on a page-cached file against its own floor in the same run, in "
             f"rotating order with an A/A pair; the target is at least {count_bench.TARGET_PCT:g}% of that floor on "

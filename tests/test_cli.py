@@ -9,6 +9,7 @@ import os
 import pathlib
 import pty
 import random
+import re
 import select
 import shutil
 import subprocess
@@ -22,6 +23,12 @@ EXE = sys.argv.pop(1) if len(sys.argv) > 1 else "histostudy"
 
 def run(*args, stdin=None):
     return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=600)
+
+
+def gpu_chunk():
+    """count's GPU chunk in bytes (study/count.hpp, kGpuChunk), as count-bench's --help names it."""
+    found = re.search(r"--chunk .*?\(default count's, (\d+)MiB\)", run("count-bench", "--help").stdout.decode(), re.S)
+    return int(found.group(1)) << 20
 
 
 def built_with_cuda():
@@ -307,12 +314,11 @@ class Count(unittest.TestCase):
 class GpuCount(unittest.TestCase):
     """`count --impl <GPU implementation>` streams a file through pinned chunks; it must equal the reference."""
 
-    CHUNK = 16 << 20  # count's GPU chunk (study/count.hpp, kGpuChunk)
-
     def setUp(self):
         if "[cannot run here]" in run("list").stdout.decode():
             self.skipTest("no usable GPU here")
         self.dir = tempfile.TemporaryDirectory()
+        self.CHUNK = gpu_chunk()
 
     def tearDown(self):
         self.dir.cleanup()

@@ -130,9 +130,10 @@ sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/s
 # kernel and the peer (by role: lane_shared, per_block, cub) and through a
 # pipe against the reference's, diffed; then count-bench of the subject and
 # the peer on each file (count against pinned host-to-device copies of as
-# many bytes, in the same run), the subject with 64 MiB chunks, and the CPU
+# many bytes, in the same run), the subject with the plan before count's
+# (16 MiB x 4) on the 1 GiB files, and the CPU
 # subject (openmp_fast, this machine's cores) on the two 1 GiB files against
-# one thread's read-and-discard, into $OUT/count-bench (9 files), and their
+# one thread's read-and-discard, into $OUT/count-bench (10 files), and their
 # table. About a minute.
 # Prints whether the output of COMMAND... equals the file WANT (the reference's count).
 same_as() {
@@ -174,7 +175,10 @@ gcount() {
       "$HS" count-bench "$f" --impl "$impl" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
     done
   done
-  "$HS" count-bench "${files[0]}" --impl "$subject" --chunk 64MiB -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  # The plan before count's (16 MiB x 4), on the same files in the same call: the control for the plan's change.
+  for f in "${files[@]:0:2}"; do
+    "$HS" count-bench "$f" --impl "$subject" --chunk 16MiB --buffers 4 -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  done
   # The CPU side on this machine's cores: openmp_fast against one thread's read-and-discard of the same files.
   for f in "${files[@]:0:2}"; do
     "$HS" count-bench "$f" --impl "$(impls cpu subject)" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1

@@ -87,6 +87,22 @@ class Verdicts(unittest.TestCase):
             doc["settle_s"] = 0.04
             self.assertEqual(bench(doc).verdict, count_bench.MET)
 
+    def test_a_plan_of_its_own_is_shown_and_not_judged(self):
+        for backend in ("cpu", "cuda"):
+            doc = at_pct(committed_bench(backend), 50.0)
+            head = doc["provenance"]["argv"][:3]
+            for asked, named in ((["--chunk", "16MiB", "--buffers", "4"], "--chunk --buffers"),
+                                 (["--piece=512KiB"], "--piece"), (["-t4"], "-t"), (["--threads", "2"], "--threads")):
+                doc["provenance"]["argv"] = head + asked
+                other = bench(doc)
+                self.assertEqual(other.verdict, f"not judged (a plan of its own: {named})")
+                self.assertEqual(count_bench.overall([other]), count_bench.NO_TARGET)
+            own = at_pct(doc, 90.0)
+            own["provenance"]["argv"] = head + ["--impl", "x", "--rounds", "3", "--settle", "50"]
+            self.assertEqual(count_bench.overall([other, bench(own)]), count_bench.MET)  # the 50% one not judged
+            doc["provenance"]["argv"] = own["provenance"]["argv"]
+            self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)
+
     def test_count_s_own_a_a_pair_apart_makes_a_file_inconclusive(self):
         for backend in ("cpu", "cuda"):
             doc = at_pct(committed_bench(backend), 90.0)
