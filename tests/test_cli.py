@@ -25,10 +25,16 @@ def run(*args, stdin=None):
     return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=600)
 
 
+def counts_default(option):
+    """count's own value of a count-bench plan option (study/count.hpp: kGpuChunk, kGpuBuffers), as its --help
+    names it: '8MiB', '6'."""
+    return re.search(rf"{option} .*?\(default count's, (\w+)\)", run("count-bench", "--help").stdout.decode(),
+                     re.S).group(1)
+
+
 def gpu_chunk():
-    """count's GPU chunk in bytes (study/count.hpp, kGpuChunk), as count-bench's --help names it."""
-    found = re.search(r"--chunk .*?\(default count's, (\d+)MiB\)", run("count-bench", "--help").stdout.decode(), re.S)
-    return int(found.group(1)) << 20
+    """count's GPU chunk in bytes."""
+    return int(counts_default("--chunk").removesuffix("MiB")) << 20
 
 
 def built_with_cuda():
@@ -372,7 +378,10 @@ class GpuCount(unittest.TestCase):
         for e in doc["entries"]:
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
-        self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]), (1 << 20, 4, 1 << 20))
+        self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]),
+                         (1 << 20, int(counts_default("--buffers")), 1 << 20))
+        floor = next(e for e in doc["entries"] if e["name"] == "h2d_pinned")["what"]
+        self.assertIn("4,194,304-byte copies from two pinned buffers of their own", floor)  # not in --chunk's
         self.assertEqual(doc["policy"]["counter_bits"], 64)
         self.assertTrue(doc["device"]["name"])
         self.assertIn("gpu_state_after", doc["environment"])
