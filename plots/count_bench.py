@@ -50,9 +50,13 @@ BUSY_CPU_PER_S = 0.5
 SETTLE_MIN_S = 0.040
 NO_TARGET = "no target (under 1 GiB)"
 INCONCLUSIVE = "inconclusive"
-# count-bench's options that time a reading plan other than count's own: such a file is a control or an
-# exploration, shown and not judged, since the target is count's, as `histostudy count` reads.
+# count-bench's options (study/main.cpp) that set how count reads: a file that names one times a plan of its own
+# (even if its values are count's), shown and not judged, since the target is count's, as `histostudy count`
+# reads. The others set how it is timed, where or into what; tests/test_cli.py checks that these two lists
+# name every option count-bench's --help lists.
 PLAN_OPTIONS = ("--chunk", "--buffers", "--piece", "--threads", "-t")
+OTHER_OPTIONS = ("--impl", "--device", "--rounds", "--settle", "-o", "--out-dir", "--no-save", "-h", "--help")
+FLAGS = ("--no-save", "-h", "--help")   # the options that take no value
 NOT_JUDGED = "not judged"
 
 
@@ -138,13 +142,14 @@ class Bench:
     @property
     def plan_options(self):
         """The PLAN_OPTIONS its command line named ('--chunk', '-t', ...), in order: none for count's own plan."""
-        named = []
-        for arg in self.doc["provenance"]["argv"][2:]:
-            option = arg.split("=", 1)[0]
-            if option.startswith("-t") and not option.startswith("--"):
-                option = "-t"  # -t4 as -t 4
+        named, argv, k = [], self.doc["provenance"]["argv"][2:], 0
+        while k < len(argv) and argv[k] != "--":      # after "--", only the file
+            option, attached = argv[k].split("=", 1)[0], "=" in argv[k]
+            if option.startswith("-t") and not option.startswith("--") and option != "-t":
+                option, attached = "-t", True         # -t4 as -t 4
             if option in PLAN_OPTIONS and option not in named:
                 named.append(option)
+            k += 2 if option in PLAN_OPTIONS + OTHER_OPTIONS and option not in FLAGS and not attached else 1
         return named
 
     def entry(self, name):
@@ -236,7 +241,7 @@ def newest_benches(benches):
     """For a user's own appendix: the newest file per machine, implementation, file and reading plan."""
     newest = {}
     for b in sorted(benches, key=lambda b: b.doc["started"]):
-        newest[(b.machine, b.impl, b.file_name, b.bytes, b.plan)] = b
+        newest[(b.machine, b.impl, b.file_name, b.bytes, b.plan, b.doc.get("piece_bytes"), bool(b.plan_options))] = b
     return sorted(newest.values(), key=lambda b: (b.backend, b.machine, b.doc["started"]))
 
 
@@ -301,13 +306,16 @@ def bench_table(benches):
 
 
 def overall(benches):
-    """Over the files that could be judged (a target, and neither noise nor a busy machine): not met where one
-    missed, met where all met; with none, inconclusive or no target."""
+    """Over the files that could be judged (a target, count's own plan, and neither noise nor a busy machine): not
+    met where one missed, met where all met; with none, inconclusive, not judged (every file a plan of its own)
+    or no target."""
     verdicts = [b.verdict for b in benches]
     judged = [v for v in verdicts if v in (MET, NOT_MET)]
     if judged:
         return NOT_MET if NOT_MET in judged else MET
-    return INCONCLUSIVE if any(v.startswith(INCONCLUSIVE) for v in verdicts) else NO_TARGET
+    if any(v.startswith(INCONCLUSIVE) for v in verdicts):
+        return INCONCLUSIVE
+    return NOT_JUDGED if verdicts and all(v.startswith(NOT_JUDGED) for v in verdicts) else NO_TARGET
 
 
 def inconclusive(benches):

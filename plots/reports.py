@@ -326,6 +326,21 @@ def reads_bound_prose(benches):
             "there, not the counting")
 
 
+def other_plans_prose(own, others):
+    """The files timed with reading plans of their own, by plan, in GB/s (their floors differ with the plan, so
+    percents of them do not compare), beside count's own plan where there are files of it."""
+    def gbps(benches):
+        return value_range([b.gbps(count_bench.COUNT)["median"] for b in benches], 1) + " GB/s"
+
+    by_plan = "; ".join(f"{plan}: {gbps([b for b in others if b.plan == plan])}"
+                        for plan in dict.fromkeys(b.plan for b in others))
+    paths = {b.doc["file"]["path"] for b in others}   # a call's files have paths of their own (a fresh folder)
+    same_files = [b for b in own if b.doc["file"]["path"] in paths]
+    beside = f", against {gbps(same_files)} with count's own plan on the same files" if same_files else ""
+    return (f"Timed with reading plans of their own ({len(others)} file{'s' if len(others) > 1 else ''}, not "
+            f"judged), count ran at {by_plan}{beside}")
+
+
 def count_prose(m):
     benches = m.benches
     if not benches:
@@ -337,6 +352,8 @@ def count_prose(m):
             here = [b for b in group if b.machine == machine and not b.plan_options]
             other_plans = [b for b in group if b.machine == machine and b.plan_options]
             if not here:
+                prose = other_plans_prose(here, other_plans)
+                parts.append(f"{what} on {machine}: {prose[0].lower()}{prose[1:]}")
                 continue
             text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
                     f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
@@ -360,9 +377,7 @@ def count_prose(m):
                          "machine the target needs a faster counting kernel or more cores")
             text += reads_bound_prose(here)
             if other_plans:
-                text += (f". Timed with reading plans of their own, as controls ({len(other_plans)} file"
-                         f"{'s' if len(other_plans) > 1 else ''}, not judged): count at "
-                         f"{value_range([b.count_pct for b in other_plans], 0, '%')} of the floor")
+                text += ". " + other_plans_prose(here, other_plans)
             parts.append(text)
     return (f"`histostudy count-bench` times `count` on a page-cached file against its own floor in the same run, in "
             f"rotating order with an A/A pair; the target is at least {count_bench.TARGET_PCT:g}% of that floor on "

@@ -66,11 +66,12 @@ ReadPlan read_plan(const Implementation& impl) {
   // in a file left inconclusive), on three machines; a zero-copy helper beside 12
   // readers halves it (data/explorations/20261202T0250Z_gpu_count_hybrid).
   // On a fourth machine, settled, this plan gave lane_shared 69.1-85.1% and
-  // cub 84.9% on 1 GiB files, and 8 MiB x 6 counted faster: 48.0-48.4 GB/s
-  // against 37.6-46.7 for this plan (rings of 16 MiB in all at half that;
-  // data/explorations/20261202T0520Z_gpu_count_cold/). It is not adopted
-  // until a gcount stage has run it on the H200: the one call that tried ran
-  // past its limit and returned nothing.
+  // cub 84.9% on 1 GiB files; 8 MiB x 6 counted at 48.0-48.4 GB/s against
+  // 45.8-46.7 (once 37.6) for this plan, a lead smaller than this plan's own
+  // spread there, and rings of 16 MiB in all at half that
+  // (data/explorations/20261202T0520Z_gpu_count_cold/). 8 MiB x 6 is not
+  // adopted: the one call that was to check it on the H200 ran past its
+  // limit and returned nothing.
   return {kGpuChunk, kGpuBuffers};
 }
 

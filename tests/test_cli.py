@@ -2,6 +2,7 @@
 """The `count` and `generate` commands as a user runs them: agreement with an
 independent count (Python's collections.Counter) and a clear one-line error
 with a non-zero exit for every bad input. Usage: test_cli.py HISTOSTUDY"""
+import ast
 import collections
 import itertools
 import json
@@ -315,6 +316,20 @@ class Count(unittest.TestCase):
         for impl in ("lane_shared", "per_block", "cub"):
             self.expect_error("count", "--impl", impl, path, code=1, says=f"implementation '{impl}' cannot run here")
             self.expect_error("count-bench", path, "--impl", impl, "--no-save", code=1, says="cannot run here")
+
+
+class CountBenchOptions(unittest.TestCase):
+    def test_the_paper_knows_every_count_bench_option_as_a_plan_or_not(self):
+        """plots/count_bench.py judges no file whose command line names a plan option: a new option must be put
+        in PLAN_OPTIONS or OTHER_OPTIONS there, or a file timed with another plan would be judged as count's."""
+        source = (pathlib.Path(__file__).resolve().parent.parent / "plots" / "count_bench.py").read_text()
+        known = set()
+        for node in ast.parse(source).body:
+            if isinstance(node, ast.Assign) and node.targets[0].id in ("PLAN_OPTIONS", "OTHER_OPTIONS"):
+                known |= set(ast.literal_eval(node.value))
+        listed = set(re.findall(r"(?<![\w-])(--?[a-z][\w-]*)", run("count-bench", "--help").stdout.decode().split("Options:")[1]))
+        self.assertTrue({"--chunk", "--impl", "--settle", "-t"} <= listed, listed)
+        self.assertEqual(listed - known, set())
 
 
 class GpuCount(unittest.TestCase):

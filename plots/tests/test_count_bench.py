@@ -92,11 +92,15 @@ class Verdicts(unittest.TestCase):
             doc = at_pct(committed_bench(backend), 50.0)
             head = doc["provenance"]["argv"][:3]
             for asked, named in ((["--chunk", "16MiB", "--buffers", "4"], "--chunk --buffers"),
-                                 (["--piece=512KiB"], "--piece"), (["-t4"], "-t"), (["--threads", "2"], "--threads")):
+                                 (["--piece=512KiB"], "--piece"), (["-t4"], "-t"), (["-t", "4"], "-t"),
+                                 (["--threads", "2"], "--threads"), (["--threads=2", "-o", "-t"], "--threads")):
                 doc["provenance"]["argv"] = head + asked
                 other = bench(doc)
                 self.assertEqual(other.verdict, f"not judged (a plan of its own: {named})")
-                self.assertEqual(count_bench.overall([other]), count_bench.NO_TARGET)
+                self.assertEqual(count_bench.overall([other]), count_bench.NOT_JUDGED)
+            doc["provenance"]["argv"] = head + ["--", "-tfile"]   # a file named -tfile: count's plan
+            self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)
+            doc["provenance"]["argv"] = head + ["--chunk", "1MiB"]
             own = at_pct(doc, 90.0)
             own["provenance"]["argv"] = head + ["--impl", "x", "--rounds", "3", "--settle", "50"]
             self.assertEqual(count_bench.overall([other, bench(own)]), count_bench.MET)  # the 50% one not judged
@@ -193,6 +197,25 @@ class Verdicts(unittest.TestCase):
         self.assertIn("the reading bound", prose(gpu_file(75.0, 78.9)))  # count at 95% of its reads: within 5%
         cpu = committed_bench("cpu")
         self.assertNotIn("the reading bound", prose(bench(at_pct(cpu, 50.0))))   # its counting alone binds
+
+    def test_the_report_gives_other_plans_in_gb_s_beside_count_s_on_the_same_files(self):
+        from plots import reports
+        doc = at_pct(committed_bench("cuda"), 90.0)
+        doc["machine"] = {"other_processes_cpu_s": 0.0, "timed_s": 1.0}
+        own = bench(doc)
+        other_doc = copy.deepcopy(doc)
+        other_doc["provenance"]["argv"] = other_doc["provenance"]["argv"][:3] + ["--chunk", "8MiB", "--buffers", "6"]
+        other_doc.update(chunk_bytes=8 << 20, buffers=6)
+        entry(other_doc, count_bench.COUNT)["gbps"]["median"] = 48.25
+        other = bench(other_doc)
+        prose = reports.count_prose(types.SimpleNamespace(benches=[own, other]))
+        count = f"{own.gbps(count_bench.COUNT)['median']:.1f}"
+        self.assertIn(f"Timed with reading plans of their own (1 file, not judged), count ran at "
+                      f"{other.plan}: 48.2 GB/s, against {count} GB/s with count's own plan on the same files", prose)
+        self.assertIn(f"over 1 file", prose)    # only count's own plan in the judged figures
+        alone = reports.count_prose(types.SimpleNamespace(benches=[other]))
+        self.assertIn(f"GPU implementations on {other.machine}: timed with reading plans of their own", alone)
+        self.assertNotIn(". .", alone)
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
         cpu, gpu = bench(committed_bench("cpu")), bench(committed_bench("cuda"))
