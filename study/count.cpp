@@ -34,44 +34,27 @@ ReadPlan read_plan(const Implementation& impl) {
   // buffers (data/explorations/count-overlap/README.md); on a pipe the
   // writer sets the pace and no size was measured.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
-  // GPU implementations (cuda/stream_count.cpp). On the H200, one knob at
-  // a time from this plan (data/explorations/20261201T1610Z_gpu_count,
-  // round 1, 1 GiB uniform): 3, 6, 8 or 16 buffers, 4 to 32 MiB chunks and
-  // 256 KiB to 4 MiB pieces gave nothing steadily better; round 2 ran the
-  // best of them in rotation, seven times each: 32 MiB chunks 60-75% of
-  // pinned host-to-device copies, 4 MiB chunks in 8 buffers 68-77%, this
-  // plan 72-82% with 16 readers and 85-92% with 12 (and 14 better still
-  // where the host reads slowly: gpu_reading_threads).
-  // The arithmetic behind it: a pass costs about one chunk's read more than
-  // its copies (the first chunk is read before any copy starts), 1.6% of a
-  // 1 GiB file at 16 MiB; a 16 MiB copy (about 300 us at 55 GB/s) is long
-  // beside the driver's work per chunk and lane_shared's 11 us count of it
-  // (data/runs/20261201T145256Z). Four buffers: the driver holds two chunks
-  // (one being copied, the one before until its copy is done), the readers
-  // fill the other two. Copying from the page cache's own pages instead
-  // (cudaHostRegister of the mapped file) does not pay: registering runs at
-  // 30-36 GB/s (zero_copy_probe.cu there). Write-combined pinned buffers
-  // changed nothing on a host that read quickly, and readers at a lower
-  // priority (nice +5) gained no more than an A/A pair differed run to run;
-  // where the host's copies into pinned memory are slow they bound count
-  // (data/explorations/20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers).
-  // A deeper ring does not absorb a neighbour's bursts: beside one taking
-  // about half a CPU, this plan ran at 85-92% (quiet 94%), 8 x 16 MiB at
-  // 79-85%, 16 x 4 MiB at 80%, and 16 or 32 x 16 MiB at 62-66%, quiet too
-  // (data/explorations/20261201T2342Z_gpu_count_steal). Those percentages
-  // were timed back to back, count right after its reads alone, which on
-  // that host made count's pass warm: with every pass after 50 ms idle, as
-  // a count run alone starts, this plan gave lane_shared 74.7-79.7% on 1 GiB
-  // files and 77.2-90.0% on 4 GiB + 3, cub 66.6-75.8% and 78.3-90.3% (58.1%
-  // in a file left inconclusive), on three machines; a zero-copy helper beside 12
-  // readers halves it (data/explorations/20261202T0250Z_gpu_count_hybrid).
-  // On a fourth machine, settled, this plan gave lane_shared 69.1-85.1% and
-  // cub 84.9% on 1 GiB files; 8 MiB x 6 counted at 48.0-48.4 GB/s against
-  // 45.8-46.7 (once 37.6) for this plan, a lead smaller than this plan's own
-  // spread there, and rings of 16 MiB in all at half that
-  // (data/explorations/20261202T0520Z_gpu_count_cold/). 8 MiB x 6 is not
-  // adopted: the one call that was to check it on the H200 ran past its
-  // limit and returned nothing.
+  // GPU implementations (cuda/stream_count.cpp): eight pinned buffers of
+  // 4 MiB chunks, read in 1 MiB pieces by gpu_reading_threads. Two buffers
+  // are the driver's (one being copied, the one before until its copy is
+  // done); the readers fill the rest. Timed with every pass after 50 ms
+  // idle, as a count run alone starts (lane_shared, 1 GiB uniform and
+  // one_byte, each plan in its own process, three rounds in rotating order,
+  // data/explorations/20261202T1800Z_gpu_count_clock/, call 2; the files
+  // the hypervisor stole under 0.3 CPU s from): this plan 46.2-47.5 GB/s,
+  // 8 MiB x 6 44.1-47.6, 16 MiB x 4 (the plan before) 39.5-44.3, pinned
+  // copies in 16 MiB 54.6-54.8; on the machine before,
+  // 46.6-47.7, 48.0-48.4 and 37.6-46.7 (20261202T0520Z_gpu_count_cold/).
+  // Rings of 16 MiB in all ran at half that; 4 MiB x 16 no faster (there).
+  // A pass costs about one chunk's read more than its copies (the first
+  // chunk is read before any copy starts): 0.4% of a 1 GiB file; a 4 MiB
+  // copy (about 75 us) is still long beside the driver's work per chunk.
+  // Copying from the page cache's own pages (cudaHostRegister of the mapped
+  // file) does not pay: registering runs at 30-36 GB/s (20261201T1610Z_gpu_count),
+  // and beside the readers halves their rate (20261202T0250Z_gpu_count_hybrid).
+  // Write-combined buffers and readers at nice +5 gained nothing
+  // (20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers); a deeper
+  // ring did not absorb a neighbour's bursts (20261201T2342Z_gpu_count_steal).
   return {kGpuChunk, kGpuBuffers};
 }
 

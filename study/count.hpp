@@ -37,8 +37,8 @@ inline constexpr std::size_t kCpuPiece = 512u << 10;
 // GPU implementations: chunks copied to the GPU and counted there, a ring of
 // pinned host buffers they are read into, and the pieces each reading thread
 // preads at a time (see count.cpp for why these sizes).
-inline constexpr std::size_t kGpuChunk = 16u << 20;
-inline constexpr int kGpuBuffers = 4;
+inline constexpr std::size_t kGpuChunk = 4u << 20;
+inline constexpr int kGpuBuffers = 8;
 inline constexpr std::size_t kGpuPiece = 1u << 20;
 
 // The plan count_stream reads a stream by for `impl`.

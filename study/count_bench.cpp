@@ -302,12 +302,13 @@ std::uint64_t drain(ChunkSource& source) {
   return bytes;
 }
 
-// What the GPU entries share: the executors (the GPU's), the stream (its
-// pinned and device buffers, made once), the reference's bins.
+// What the GPU entries share: the executors (the GPU's), count's stream and
+// the floor's (their pinned and device buffers, made once), the reference's
+// bins.
 struct GpuBench {
   Executors ex;
   Executor* gpu = nullptr;
-  std::unique_ptr<GpuStream> stream;
+  std::unique_ptr<GpuStream> stream, floor;
   Bins want{};
 };
 
@@ -322,13 +323,15 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
                                              request.buffers ? request.buffers : kGpuBuffers,
                                              request.piece ? std::size_t(request.piece) : kGpuPiece});
   const double setup_s = seconds_of([&] { g->stream = make_gpu_stream(*g->gpu, impl, plan); });
+  const ReadPlan floor_plan = gpu_file_plan(size, {kH2dFloorCopy, 2, kGpuPiece});
+  g->floor = make_gpu_stream(*g->gpu, impl, floor_plan);
   const std::string path = request.path, name = request.impl;
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
     if (count_on_gpu(fd.get(), path, opened_version(fd, path), *g->stream, threads, plan.piece) != g->want)
       count_differs(name, path, file);
   };
-  auto h2d_pass = [=] { g->stream->copy(size); };
+  auto h2d_pass = [=] { g->floor->copy(size); };
   auto pread_pass = [=] {
     Fd fd(open_for_reading(path));
     FileChunkReader reader(fd.get(), path, opened_version(fd, path), g->stream->buffers(), plan.piece, threads);
@@ -343,8 +346,8 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
                     "read; the buffers made once (stream_setup_s), as count makes them once a file",
        count_pass, {}},
       {"h2d_pinned", "the file's bytes copied host to device (cudaMemcpyAsync, one stream) in " +
-                         with_commas(plan.chunk) + "-byte chunks from the " + ring +
-                         " into two device buffers, nothing read or counted: the floor",
+                         with_commas(floor_plan.chunk) + "-byte copies from two pinned buffers of their own"
+                         " into two device buffers, nothing read or counted: the floor, whatever count's plan",
        h2d_pass, {}},
       {again("h2d_pinned"), "h2d_pinned again: the A/A control", h2d_pass, {}},
       {"pread_pinned", "count's reads alone: " + reads + " into the " + ring + ", each chunk given back once read",

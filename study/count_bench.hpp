@@ -14,12 +14,10 @@
 //   file's cached pages.
 //
 //   GPU implementations: count's GPU stream (cuda/stream_count.hpp), the
-//   same bytes copied host to device from its pinned buffers in its chunks
-//   with no read and no count (the floor), that again (the A/A control), and
-//   its parallel reads into the pinned buffers alone. Copies in small chunks
-//   run slower (on the H200 54.5-54.9 GB/s in 8 and 16 MiB, 53.3-53.6 in 4,
-//   48.8-48.9 in 1: data/explorations/20261202T0520Z_gpu_count_cold/), so
-//   compare --chunk plans by their GB/s, not by percents of their floors.
+//   same bytes copied host to device in kH2dFloorCopy copies from pinned
+//   buffers of their own with no read and no count (the floor, the same
+//   whatever plan count is timed with), that again (the A/A control), and
+//   its parallel reads into count's pinned buffers alone.
 //
 // Every timed pass starts after --settle of idle, as a count run on its own
 // does: on the H200's host a read into the pinned buffers after 40 ms of
@@ -32,7 +30,7 @@
 // Medians with spread and every raw sample go to a JSON result file.
 //
 //   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
-//   histostudy count-bench FILE --impl lane_shared [--chunk 16MiB] [--buffers 4] [--piece 1MiB] [--device 0]
+//   histostudy count-bench FILE --impl lane_shared [--chunk 4MiB] [--buffers 8] [--piece 1MiB] [--device 0]
 #pragma once
 #include <cstdint>
 #include <string>
@@ -47,6 +45,12 @@ namespace hs {
 // ms left it part warm (the exploration above; nothing longer was tried).
 inline constexpr int kSettleMs = 50;
 inline constexpr int kMaxSettleMs = 10000;
+
+// The GPU floor's copies: pinned host-to-device copies ran at 54.5-54.9 GB/s
+// in 8 and 16 MiB copies, 53.3-53.6 in 4 MiB and 48.8-48.9 in 1 MiB on the
+// H200 (data/explorations/20261202T0520Z_gpu_count_cold/), so a floor copied
+// in count's chunks would fall with them and flatter a plan of small chunks.
+inline constexpr std::uint64_t kH2dFloorCopy = std::uint64_t(16) << 20;
 
 struct CountBenchRequest {
   std::string path;

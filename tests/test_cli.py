@@ -28,7 +28,7 @@ def run(*args, stdin=None):
 
 def counts_default(option):
     """count's own value of a count-bench plan option (study/count.hpp: kGpuChunk, kGpuBuffers), as its --help
-    names it: '16MiB', '4'."""
+    names it: '4MiB', '8'."""
     return re.search(rf"{option} .*?\(default count's, (\w+)\)", run("count-bench", "--help").stdout.decode(),
                      re.S).group(1)
 
@@ -395,6 +395,8 @@ class GpuCount(unittest.TestCase):
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
         self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]),
                          (1 << 20, int(counts_default("--buffers")), 1 << 20))
+        floor = next(e for e in doc["entries"] if e["name"] == "h2d_pinned")["what"]
+        self.assertIn("4,194,304-byte copies from two pinned buffers of their own", floor)  # not in --chunk's
         self.assertEqual(doc["policy"]["counter_bits"], 64)
         self.assertTrue(doc["device"]["name"])
         self.assertIn("gpu_state_after", doc["environment"])

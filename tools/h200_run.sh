@@ -130,8 +130,8 @@ sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/s
 # kernel and the peer (by role: lane_shared, per_block, cub) and through a
 # pipe against the reference's, diffed; then count-bench of the subject and
 # the peer on each file (count against pinned host-to-device copies of as
-# many bytes, in the same run), the subject with another plan (8 MiB x 6)
-# on the 1 GiB files, and the CPU
+# many bytes, in the same run), the subject with the plan before count's
+# (16 MiB x 4) on the 1 GiB files, and the CPU
 # subject (openmp_fast, this machine's cores) on the two 1 GiB files against
 # one thread's read-and-discard, into $OUT/count-bench (10 files), and their
 # table. About two minutes.
@@ -175,11 +175,10 @@ gcount() {
       "$HS" count-bench "$f" --impl "$impl" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
     done
   done
-  # 8 MiB x 6, 4-5% above count's plan settled on one machine and not separated from it there
-  # (data/explorations/20261202T0520Z_gpu_count_cold/), beside count's on the same files in the same call;
-  # the paper shows it and does not judge it.
+  # The plan before count's (16 MiB x 4; data/explorations/20261202T1800Z_gpu_count_clock/), on the same files
+  # in the same call: the control for the plan's change, which the paper shows and does not judge.
   for f in "${files[@]:0:2}"; do
-    "$HS" count-bench "$f" --impl "$subject" --chunk 8MiB --buffers 6 -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+    "$HS" count-bench "$f" --impl "$subject" --chunk 16MiB --buffers 4 -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
   done
   # The CPU side on this machine's cores: openmp_fast against one thread's read-and-discard of the same files.
   for f in "${files[@]:0:2}"; do
