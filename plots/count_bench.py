@@ -19,7 +19,7 @@ import jsonschema
 
 from plots import table as fmt
 from plots.environment import commit_line
-from plots.results import DATA, ResultError, check_schema, check_version, parse_json, read_text
+from plots.results import DATA, REGISTRY_PATH, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
@@ -58,6 +58,17 @@ PLAN_OPTIONS = ("--chunk", "--buffers", "--piece", "--threads", "-t")
 OTHER_OPTIONS = ("--impl", "--device", "--rounds", "--settle", "-o", "--out-dir", "--no-save", "-h", "--help")
 FLAGS = ("--no-save", "-h", "--help")   # the options that take no value
 NOT_JUDGED = "not judged"
+
+
+@functools.lru_cache(maxsize=None)
+def counts_plans():
+    """count's own reading plan for each backend now ({'cuda': {'chunk_bytes': ..., 'buffers': ..., 'piece_bytes':
+    ...}, 'cpu': {'piece_bytes': ...}}), as `histostudy list --json` declares it in data/registry.json: a file
+    timed with count's plan of an earlier commit is shown, not judged, since the target is count's as it reads now."""
+    plans = parse_json(REGISTRY_SHOWN, read_text(REGISTRY_PATH, REGISTRY_SHOWN)).get("count_plans")
+    if not isinstance(plans, dict) or not all(isinstance(p, dict) for p in plans.values()):
+        raise ResultError(REGISTRY_SHOWN, "no count_plans: regenerate it with `histostudy list --json`")
+    return plans
 
 
 class LeftOut(ResultError):
@@ -152,6 +163,20 @@ class Bench:
             k += 2 if option in PLAN_OPTIONS + OTHER_OPTIONS and option not in FLAGS and not attached else 1
         return named
 
+    @property
+    def plan_before(self):
+        """Where the file timed count's plan of an earlier commit (its recorded plan is not counts_plans()'s), that
+        plan in words ('16 MiB x 4, 1 MiB pieces'); None where it timed count's plan now."""
+        now = counts_plans().get(self.backend, {})
+        if all(self.doc.get(field) == value for field, value in now.items()):
+            return None
+        def size(field):
+            return fmt.size_words(self.doc[field]) if self.doc.get(field) else "not recorded"
+        pieces = f"{size('piece_bytes')} pieces"
+        return f"{size('chunk_bytes')} x {self.doc.get('buffers', '?')}, {pieces}" if self.backend == "cuda" else pieces
+
+    own_plan = property(lambda self: not self.plan_options and self.plan_before is None)
+
     def entry(self, name):
         """The entry `name` ({name, what, samples_s, gbps}), or {} where the file has none."""
         return next((e for e in self.doc["entries"] if e["name"] == name), {})
@@ -192,7 +217,7 @@ class Bench:
 
     @property
     def plan(self):
-        """How count read the file: '14 threads, 4 x 16 MiB pinned' or '2 threads, avx512 path'."""
+        """How count read the file: '14 reading threads, 8 x 4 MiB pinned' or '2 threads, avx512 path'."""
         if self.backend == "cpu":
             path = (self.doc.get("cpu_paths") or {}).get(self.impl)
             return f"{self.doc['threads']} threads, {path or 'path not recorded'}" + (" path" if path else "")
@@ -208,6 +233,8 @@ class Bench:
             return f"no target (not page-cached: {fmt.MISSING if self.cached is None else f'{self.cached:.2f}'})"
         if self.plan_options:
             return f"{NOT_JUDGED} (a plan of its own: {' '.join(self.plan_options)})"
+        if self.plan_before:
+            return f"{NOT_JUDGED} (count's plan before: {self.plan_before})"
         if self.settle_s < SETTLE_MIN_S:
             return f"{INCONCLUSIVE} (passes back to back)"
         if abs(self.control_pct - 100) > AA_BAND:
@@ -293,7 +320,8 @@ def bench_table(benches):
              "in memory, as count would run if reading cost nothing.",
              f"Target: count at >= {TARGET_PCT:g}% of its floor on files of {fmt.size_words(TARGET_MIN_BYTES)} "
              f"and more, at least {MIN_CACHED:g} page-cached, each pass after at least {SETTLE_MIN_S * 1000:g} ms "
-             f"idle, with count's own plan (a file that names {', '.join(PLAN_OPTIONS)} times another: shown, not "
+             f"idle, with count's own plan now (data/registry.json's count_plans; a file that names "
+             f"{', '.join(PLAN_OPTIONS)}, or records count's plan of an earlier commit, times another: shown, not "
              f"judged), with the A/A pairs within {AA_BAND:g}% and other "
              f"processes (or, where more, the hypervisor's steal) taking at most {BUSY_CPU_PER_S:g} CPU s a second "
              "timed (else inconclusive); the verdict "

@@ -327,8 +327,8 @@ def reads_bound_prose(benches):
 
 
 def other_plans_prose(own, others):
-    """The files timed with reading plans of their own, by plan, in GB/s (their floors differ with the plan, so
-    percents of them do not compare), beside count's own plan where there are files of it."""
+    """The files timed with other reading plans (options of their own, or count's plan of an earlier commit), by
+    plan, in GB/s, beside count's own plan now on the same files where there are such."""
     def gbps(benches):
         return value_range([b.gbps(count_bench.COUNT)["median"] for b in benches], 1) + " GB/s"
 
@@ -337,8 +337,8 @@ def other_plans_prose(own, others):
     paths = {b.doc["file"]["path"] for b in others}   # a call's files have paths of their own (a fresh folder)
     same_files = [b for b in own if b.doc["file"]["path"] in paths]
     beside = f", against {gbps(same_files)} with count's own plan on the same files" if same_files else ""
-    return (f"Timed with reading plans of their own ({len(others)} file{'s' if len(others) > 1 else ''}, not "
-            f"judged), count ran at {by_plan}{beside}")
+    return (f"Timed with other reading plans, options of their own or count's plan of an earlier commit "
+            f"({len(others)} file{'s' if len(others) > 1 else ''}, not judged), count ran at {by_plan}{beside}")
 
 
 def count_prose(m):
@@ -349,8 +349,8 @@ def count_prose(m):
     for backend, what in (("cpu", "CPU implementations"), ("cuda", "GPU implementations")):
         group = [b for b in benches if b.backend == backend]
         for machine in dict.fromkeys(b.machine for b in group):
-            here = [b for b in group if b.machine == machine and not b.plan_options]
-            other_plans = [b for b in group if b.machine == machine and b.plan_options]
+            here = [b for b in group if b.machine == machine and b.own_plan]
+            other_plans = [b for b in group if b.machine == machine and not b.own_plan]
             if not here:
                 prose = other_plans_prose(here, other_plans)
                 parts.append(f"{what} on {machine}: {prose[0].lower()}{prose[1:]}")

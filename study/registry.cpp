@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "study/count.hpp"
 #include "study/error.hpp"
 
 namespace hs {
@@ -68,7 +69,11 @@ std::string registry_json() {
     for (auto role : impl.roles) roles.push_back(role);
     list.push_back({{"name", impl.name}, {"backend", backend_name(impl.backend)}, {"roles", roles}});
   }
-  return nlohmann::ordered_json{{"implementations", list}}.dump(2) + "\n";
+  // count's own reading plans, as count-bench records a file's: the paper judges only files timed with them.
+  const nlohmann::ordered_json plans = {
+      {"cpu", {{"piece_bytes", kCpuPiece}}},
+      {"cuda", {{"chunk_bytes", kGpuChunk}, {"buffers", kGpuBuffers}, {"piece_bytes", kGpuPiece}}}};
+  return nlohmann::ordered_json{{"implementations", list}, {"count_plans", plans}}.dump(2) + "\n";
 }
 
 }  // namespace hs

@@ -378,7 +378,7 @@ class GpuCount(unittest.TestCase):
         check_counted_from_offsets(self, path, data, ("lane_shared", "cub"), (0, 1_000_001))
 
     def test_count_bench_checks_times_and_saves(self):
-        path = self.file_with(bytes(range(256)) * 12288 + b"odd")  # 3 MiB + 3
+        path = self.file_with(bytes(range(256)) * 69632 + b"odd")  # 17 MiB + 3: more than one floor copy
         out_dir = os.path.join(self.dir.name, "bench")
         out = run("count-bench", path, "--impl", "lane_shared", "--rounds", "2", "--chunk", "1MiB", "-o", out_dir)
         self.assertEqual(out.returncode, 0, out.stderr)
@@ -396,7 +396,8 @@ class GpuCount(unittest.TestCase):
         self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]),
                          (1 << 20, int(counts_default("--buffers")), 1 << 20))
         floor = next(e for e in doc["entries"] if e["name"] == "h2d_pinned")["what"]
-        self.assertIn("4,194,304-byte copies from two pinned buffers of their own", floor)  # not in --chunk's
+        self.assertIn("16,777,216-byte copies from two pinned buffers of their own", floor)  # not --chunk's
+        self.assertNotEqual(16 << 20, gpu_chunk())   # nor count's own chunk, which a floor in count's plan would copy
         self.assertEqual(doc["policy"]["counter_bits"], 64)
         self.assertTrue(doc["device"]["name"])
         self.assertIn("gpu_state_after", doc["environment"])

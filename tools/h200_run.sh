@@ -131,9 +131,9 @@ sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/s
 # pipe against the reference's, diffed; then count-bench of the subject and
 # the peer on each file (count against pinned host-to-device copies of as
 # many bytes, in the same run), the subject with the plan before count's
-# (16 MiB x 4) on the 1 GiB files, and the CPU
+# (16 MiB x 4) on the 1 GiB files and then with count's again, and the CPU
 # subject (openmp_fast, this machine's cores) on the two 1 GiB files against
-# one thread's read-and-discard, into $OUT/count-bench (10 files), and their
+# one thread's read-and-discard, into $OUT/count-bench (12 files), and their
 # table. About two minutes.
 # Prints whether the output of COMMAND... equals the file WANT (the reference's count).
 same_as() {
@@ -176,9 +176,13 @@ gcount() {
     done
   done
   # The plan before count's (16 MiB x 4; data/explorations/20261202T1800Z_gpu_count_clock/), on the same files
-  # in the same call: the control for the plan's change, which the paper shows and does not judge.
+  # in the same call, then count's plan again: the control for the plan's change, between two timings of count's
+  # own (A B A), which the paper shows and does not judge.
   for f in "${files[@]:0:2}"; do
     "$HS" count-bench "$f" --impl "$subject" --chunk 16MiB --buffers 4 -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
+  done
+  for f in "${files[@]:0:2}"; do
+    "$HS" count-bench "$f" --impl "$subject" -o "$OUT/count-bench" >>"$OUT/gcount.txt" 2>&1 || rc=1
   done
   # The CPU side on this machine's cores: openmp_fast against one thread's read-and-discard of the same files.
   for f in "${files[@]:0:2}"; do

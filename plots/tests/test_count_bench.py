@@ -10,6 +10,7 @@ import types
 import unittest
 
 from plots import count_bench, own_appendix, selection
+from plots import table as fmt
 from plots.results import ResultError
 from plots.tests import fixtures, synthetic
 
@@ -106,6 +107,25 @@ class Verdicts(unittest.TestCase):
             self.assertEqual(count_bench.overall([other, bench(own)]), count_bench.MET)  # the 50% one not judged
             doc["provenance"]["argv"] = own["provenance"]["argv"]
             self.assertEqual(bench(doc).verdict, count_bench.NOT_MET)
+
+    def test_count_s_plan_of_an_earlier_commit_is_shown_and_not_judged(self):
+        for backend in ("cpu", "cuda"):
+            now = count_bench.counts_plans()[backend]
+            doc = at_pct(committed_bench(backend), 90.0)
+            self.assertTrue(set(now) <= set(doc), f"count_plans names fields count-bench does not record: {now}")
+            self.assertEqual({field: doc[field] for field in now}, now)   # the manifest's files: count's plan now
+            self.assertEqual(bench(doc).verdict, count_bench.MET)
+            doc["piece_bytes"] = now["piece_bytes"] * 2
+            before = bench(doc)
+            self.assertFalse(before.own_plan)
+            self.assertEqual(count_bench.overall([before]), count_bench.NOT_JUDGED)
+            pieces = f"{fmt.size_words(now['piece_bytes'] * 2)} pieces"
+            if backend == "cuda":
+                doc.update(chunk_bytes=16 << 20, buffers=4)
+                pieces = f"16 MiB x 4, {pieces}"
+            self.assertEqual(bench(doc).verdict, f"not judged (count's plan before: {pieces})")
+            del doc["piece_bytes"]
+            self.assertIn("not recorded pieces", bench(doc).verdict)
 
     def test_count_s_own_a_a_pair_apart_makes_a_file_inconclusive(self):
         for backend in ("cpu", "cuda"):
@@ -210,11 +230,12 @@ class Verdicts(unittest.TestCase):
         other = bench(other_doc)
         prose = reports.count_prose(types.SimpleNamespace(benches=[own, other]))
         count = f"{own.gbps(count_bench.COUNT)['median']:.1f}"
-        self.assertIn(f"Timed with reading plans of their own (1 file, not judged), count ran at "
+        self.assertIn(f"Timed with other reading plans, options of their own or count's plan of an earlier commit "
+                      f"(1 file, not judged), count ran at "
                       f"{other.plan}: 48.2 GB/s, against {count} GB/s with count's own plan on the same files", prose)
         self.assertIn(f"over 1 file", prose)    # only count's own plan in the judged figures
         alone = reports.count_prose(types.SimpleNamespace(benches=[other]))
-        self.assertIn(f"GPU implementations on {other.machine}: timed with reading plans of their own", alone)
+        self.assertIn(f"GPU implementations on {other.machine}: timed with other reading plans", alone)
         self.assertNotIn(". .", alone)
 
     def test_plans_name_the_cpu_path_and_the_gpu_ring(self):
@@ -239,7 +260,7 @@ class Verdicts(unittest.TestCase):
 
     def test_stolen_seconds_shown_where_recorded(self):
         doc = copy.deepcopy(committed_bench("cuda"))
-        doc["machine"].pop("passes", None)  # the whole window's figures, then
+        doc["machine"].pop("passes", None)  # without machine.passes the table reads the whole window
         doc["machine"].pop("steal_s", None)
         recorded = copy.deepcopy(doc)
         recorded["machine"].update(other_processes_cpu_s=0.5, steal_s=0.25)
