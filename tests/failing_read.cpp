@@ -4,12 +4,18 @@
 // have been read from files, read() and pread() fail with EIO; once
 // HISTOSTUDY_RESIZE_AFTER bytes have, the file just read from is truncated
 // (or extended with zeros) to HISTOSTUDY_RESIZE_TO bytes, once, by its
-// path. Without these variables every read passes through.
+// path. Without these variables every read passes through. With
+// HISTOSTUDY_SHIM_FILE, only reads of that file (the same device and inode)
+// count, fail or resize: once a budget is spent, failing every descriptor's
+// reads would fail the CUDA driver's own too, and a GPU count that waits on
+// a copy (a blocking event) hung on the H200 instead of reporting the read
+// error (data/explorations/20261202T1800Z_gpu_count_clock/, call 5).
 //
 // Both pread and pread64 are defined: built with 64-bit offsets, the
 // headers would rename pread to pread64, so the shim is built without.
 #undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -26,11 +32,34 @@ long long setting(const char* name) {
   return value ? std::atoll(value) : -1;
 }
 
+// The file HISTOSTUDY_SHIM_FILE names, as {device, inode}; {0, 0} for every file.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+};
+
+FileId shim_file() {
+  const char* path = std::getenv("HISTOSTUDY_SHIM_FILE");
+  struct stat st{};
+  if (!path || ::stat(path, &st) != 0) return {};
+  return {st.st_dev, st.st_ino};
+}
+
 struct Settings {
   long long fail_after = setting("HISTOSTUDY_FAIL_READ_AFTER");
   long long resize_after = setting("HISTOSTUDY_RESIZE_AFTER");
   long long resize_to = setting("HISTOSTUDY_RESIZE_TO");
+  FileId only = shim_file();
 };
+
+// Whether a read of `fd` is one the shim counts: a file past standard error,
+// and the shim's file where one is named.
+bool watched(int fd, const Settings& s) {
+  if (fd <= 2) return false;
+  if (s.only.ino == 0) return true;
+  struct stat st{};
+  return ::fstat(fd, &st) == 0 && st.st_dev == s.only.dev && st.st_ino == s.only.ino;
+}
 
 const Settings& settings() {
   static const Settings s;
@@ -55,7 +84,7 @@ void resize(int fd, long long size) {
 template <typename Call>
 ssize_t counted(int fd, Call call) {
   const Settings& s = settings();
-  if (fd <= 2 || (s.fail_after < 0 && s.resize_after < 0)) return call();
+  if ((s.fail_after < 0 && s.resize_after < 0) || !watched(fd, s)) return call();
   if (s.fail_after >= 0 && read_so_far.load() >= s.fail_after) {
     errno = EIO;
     return -1;

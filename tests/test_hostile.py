@@ -421,7 +421,8 @@ class NothingLost(Case):
         self.assertEqual(whole.returncode, 0, whole.stderr)
         self.assertEqual(whole.stdout.decode().splitlines()[7], f"7 {64 << 12}")
         for impl in self.count_impls():
-            out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_FAIL_READ_AFTER": str(6 << 20)})
+            out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_SHIM_FILE": f,
+                                                       "HISTOSTUDY_FAIL_READ_AFTER": str(6 << 20)})
             self.refused(out, 1, "read error")
             self.assertEqual(out.stdout, b"", impl)
 
@@ -432,7 +433,8 @@ class NothingLost(Case):
         for size in (6 << 20, 80 << 20):
             for impl in self.count_impls():
                 f = self.file_of_64_mib()
-                out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_RESIZE_AFTER": str(6 << 20),
+                out = run("count", "--impl", impl, f, env={"LD_PRELOAD": shim, "HISTOSTUDY_SHIM_FILE": f,
+                                                           "HISTOSTUDY_RESIZE_AFTER": str(6 << 20),
                                                            "HISTOSTUDY_RESIZE_TO": str(size)})
                 self.assertEqual(os.path.getsize(f), size, impl)
                 self.refused(out, 1, "changed while counted")
