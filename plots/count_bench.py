@@ -19,7 +19,8 @@ import jsonschema
 
 from plots import table as fmt
 from plots.environment import commit_line
-from plots.results import DATA, REGISTRY_PATH, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text
+from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text,
+                           registry_doc)
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
@@ -60,15 +61,20 @@ FLAGS = ("--no-save", "-h", "--help")   # the options that take no value
 NOT_JUDGED = "not judged"
 
 
-@functools.lru_cache(maxsize=None)
-def counts_plans():
-    """count's own reading plan for each backend now ({'cuda': {'chunk_bytes': ..., 'buffers': ..., 'piece_bytes':
-    ...}, 'cpu': {'piece_bytes': ...}}), as `histostudy list --json` declares it in data/registry.json: a file
-    timed with count's plan of an earlier commit is shown, not judged, since the target is count's as it reads now."""
-    plans = parse_json(REGISTRY_SHOWN, read_text(REGISTRY_PATH, REGISTRY_SHOWN)).get("count_plans")
+def plans_of(registry):
+    """A registry document's count_plans: count's own reading plan for each backend ({'cuda': {'chunk_bytes': ...,
+    'buffers': ..., 'piece_bytes': ...}, 'cpu': {'piece_bytes': ...}}); ResultError where it has none."""
+    plans = registry.get("count_plans") if isinstance(registry, dict) else None
     if not isinstance(plans, dict) or not all(isinstance(p, dict) for p in plans.values()):
         raise ResultError(REGISTRY_SHOWN, "no count_plans: regenerate it with `histostudy list --json`")
     return plans
+
+
+@functools.lru_cache(maxsize=None)
+def counts_plans():
+    """count's plans now, as `histostudy list --json` declares them in data/registry.json: a file timed with count's
+    plan of an earlier commit is shown, not judged, since the target is count's as it reads now."""
+    return plans_of(registry_doc())
 
 
 class LeftOut(ResultError):

@@ -213,16 +213,21 @@ def find_row(run, kernel=None, **match):
 REGISTRY_SHOWN = "data/registry.json"
 
 
+def registry_doc():
+    """data/registry.json's document (`histostudy list --json`); a missing or unparsable file raises ResultError."""
+    return parse_json(REGISTRY_SHOWN, read_text(REGISTRY_PATH, REGISTRY_SHOWN))
+
+
 @functools.lru_cache(maxsize=None)
 def registry():
     """data/registry.json's implementations: ({name, backend, roles}, ...), as the C++ registry declares them; a
     missing or malformed file raises ResultError naming it."""
     try:
-        entries = json.loads(REGISTRY_PATH.read_text(encoding="utf-8"))["implementations"]
+        entries = registry_doc()["implementations"]
         if not all(isinstance(e["name"], str) and e["backend"] in ("cpu", "cuda") and isinstance(e["roles"], list)
                    for e in entries):
             raise ValueError("every implementation needs a name, a backend (cpu or cuda) and a list of roles")
-    except (OSError, ValueError, KeyError, TypeError) as e:
+    except (ResultError, ValueError, KeyError, TypeError) as e:
         raise ResultError(REGISTRY_SHOWN, f"cannot read the implementations' roles ({type(e).__name__}: {e})") \
             from None
     return tuple(entries)

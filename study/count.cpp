@@ -54,10 +54,10 @@ ReadPlan read_plan(const Implementation& impl) {
   // 4 MiB x 8 had run at 68-77% against 72-82% for 16 MiB x 4
   // (20261201T1610Z_gpu_count); beside a neighbour taking half a CPU, 16 x
   // 4 MiB ran at 80% against 85-92% (20261201T2342Z_gpu_count_steal): how
-  // this plan bears a neighbour's bursts, settled, is not measured. A pass costs about one chunk's read more than
-  // its copies (the first chunk is read before any copy starts): 0.4% of a
-  // 1 GiB file; a 4 MiB copy (about 79 us) is still long beside the
-  // driver's work per chunk.
+  // this plan bears a neighbour's bursts, settled, is not measured. A pass
+  // costs about one chunk's read more than its copies (the first chunk is
+  // read before any copy starts): 0.4% of a 1 GiB file; a 4 MiB copy (about
+  // 79 us) is still long beside the driver's work per chunk.
   // Copying from the page cache's own pages (cudaHostRegister of the mapped
   // file) does not pay: registering runs at 30-36 GB/s (20261201T1610Z_gpu_count),
   // and beside the readers halves their rate (20261202T0250Z_gpu_count_hybrid).

@@ -518,7 +518,8 @@ int main(int argc, char** argv) {
 
   auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
   bool list_json = false;
-  list->add_flag("--json", list_json, "the registry as JSON: names, backends and roles, and count's reading plans (data/registry.json)");
+  list->add_flag("--json", list_json,
+                 "the registry as JSON: names, backends and roles, and count's reading plans (data/registry.json)");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
   std::string env_device;
   env->add_option("--device", env_device, kDeviceHelp)->check(kNotEmpty);
