@@ -32,17 +32,24 @@ long long setting(const char* name) {
   return value ? std::atoll(value) : -1;
 }
 
-// The file HISTOSTUDY_SHIM_FILE names, as {device, inode}; {0, 0} for every file.
+// The file HISTOSTUDY_SHIM_FILE names, as {device, inode}: every file where
+// none is named; none where the one named cannot be found (said on stderr),
+// so that the test expecting its reads to fail fails instead.
 struct FileId {
+  bool every = true;
   dev_t dev = 0;
   ino_t ino = 0;
 };
 
 FileId shim_file() {
   const char* path = std::getenv("HISTOSTUDY_SHIM_FILE");
+  if (!path) return {};
   struct stat st{};
-  if (!path || ::stat(path, &st) != 0) return {};
-  return {st.st_dev, st.st_ino};
+  if (::stat(path, &st) != 0) {
+    std::perror("failing_read: HISTOSTUDY_SHIM_FILE");
+    return {false, 0, 0};
+  }
+  return {false, st.st_dev, st.st_ino};
 }
 
 struct Settings {
@@ -56,9 +63,9 @@ struct Settings {
 // and the shim's file where one is named.
 bool watched(int fd, const Settings& s) {
   if (fd <= 2) return false;
-  if (s.only.ino == 0) return true;
+  if (s.only.every) return true;
   struct stat st{};
-  return ::fstat(fd, &st) == 0 && st.st_dev == s.only.dev && st.st_ino == s.only.ino;
+  return s.only.ino != 0 && ::fstat(fd, &st) == 0 && st.st_dev == s.only.dev && st.st_ino == s.only.ino;
 }
 
 const Settings& settings() {

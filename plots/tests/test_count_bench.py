@@ -127,6 +127,11 @@ class Verdicts(unittest.TestCase):
             del doc["piece_bytes"]
             self.assertIn("not recorded pieces", bench(doc).verdict)
 
+    def test_a_registry_without_count_plans_is_refused(self):
+        for doc in ({}, {"count_plans": []}, {"count_plans": {"cuda": 4}}, []):
+            with self.assertRaisesRegex(ResultError, "no count_plans"):
+                count_bench.plans_of(doc)
+
     def test_count_s_own_a_a_pair_apart_makes_a_file_inconclusive(self):
         for backend in ("cpu", "cuda"):
             doc = at_pct(committed_bench(backend), 90.0)
