@@ -354,9 +354,18 @@ class NothingLost(Case):
         with open(f, "wb") as out:
             out.write(b"abc" * 100000)
         for args in (["generate", "uniform", "-s", "64MiB"], ["count", f], ["run", *QUICK, "--no-save"]):
-            with running(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
-                proc.stdout.close()  # like `| head -c 0`
-                _, err = proc.communicate(timeout=300)
+            # The pipe's reader is gone before the command starts, like `| head -c 0` that has exited: closed
+            # after the start instead, a short output (count's 256 lines) could fit the pipe before the close.
+            reader, writer = os.pipe()
+            os.close(reader)
+            try:
+                with running(*args, stdout=writer, stderr=subprocess.PIPE) as proc:
+                    os.close(writer)
+                    writer = None
+                    _, err = proc.communicate(timeout=300)
+            finally:
+                if writer is not None:
+                    os.close(writer)
             self.assertEqual(proc.returncode, 141, (args, err))  # as the shell reports a death by SIGPIPE
             self.assertEqual(err.count(b"error"), 0, (args, err))
 
