@@ -284,9 +284,9 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, co
   return bench;
 }
 
-// A chunk's bounds: whole pieces, at most 1 GiB, and the ring at most 4 GiB
-// of pinned host memory (more would crowd out the page cache the bench
-// times); a piece: whole 64 KiB (smaller preads would time the system call,
+// A chunk's bounds: whole pieces, at most 1 GiB, and the ring with the
+// floor's buffers at most 4 GiB of pinned host memory (more would crowd out
+// the page cache the bench times); a piece: whole 64 KiB (smaller preads would time the system call,
 // not the copy).
 constexpr std::uint64_t kMaxGpuChunk = 1ull << 30;
 constexpr std::uint64_t kMaxGpuRing = 4ull << 30;
@@ -323,8 +323,8 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
                                              request.buffers ? request.buffers : kGpuBuffers,
                                              request.piece ? std::size_t(request.piece) : kGpuPiece});
   const double setup_s = seconds_of([&] { g->stream = make_gpu_stream(*g->gpu, impl, plan); });
-  const ReadPlan floor_plan = gpu_file_plan(size, {kH2dFloorCopy, 2, kGpuPiece});
-  g->floor = make_gpu_stream(*g->gpu, impl, floor_plan);
+  const ReadPlan floor_plan = gpu_file_plan(size, {kH2dFloorCopy, kH2dFloorBuffers, kGpuPiece});
+  const double floor_setup_s = seconds_of([&] { g->floor = make_gpu_stream(*g->gpu, impl, floor_plan); });
   const std::string path = request.path, name = request.impl;
   auto count_pass = [=] {
     Fd fd(open_for_reading(path));
@@ -346,7 +346,8 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
                     "read; the buffers made once (stream_setup_s), as count makes them once a file",
        count_pass, {}},
       {"h2d_pinned", "the file's bytes copied host to device (cudaMemcpyAsync, one stream) in " +
-                         with_commas(floor_plan.chunk) + "-byte copies from two pinned buffers of their own"
+                         with_commas(floor_plan.chunk) + "-byte copies from " + std::to_string(floor_plan.buffers) +
+                         " pinned buffers of their own"
                          " into two device buffers, nothing read or counted: the floor, whatever count's plan",
        h2d_pass, {}},
       {again("h2d_pinned"), "h2d_pinned again: the A/A control", h2d_pass, {}},
@@ -370,6 +371,9 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
       {"buffers", plan.buffers},
       {"piece_bytes", plan.piece},
       {"stream_setup_s", setup_s},
+      {"floor_copy_bytes", floor_plan.chunk},
+      {"floor_buffers", floor_plan.buffers},
+      {"floor_setup_s", floor_setup_s},
   };
   bench.stem = slug(gpu["device"]["name"].get<std::string>()) + "_" + name;
   bench.device_state = [g] { return gpu_state(g->ex); };
@@ -453,9 +457,10 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
                      " bytes) up to 1 GiB");
   const std::uint64_t ring = (request.chunk ? request.chunk : kGpuChunk) *
                              std::uint64_t(request.buffers ? request.buffers : kGpuBuffers);
-  if (ring > kMaxGpuRing)
-    throw UsageError("--chunk x --buffers: " + with_commas(ring) + " bytes of pinned buffers; at most " +
-                     with_commas(kMaxGpuRing));
+  if (ring > kMaxGpuRing - kH2dFloorBuffers * kH2dFloorCopy)
+    throw UsageError("--chunk x --buffers: " + with_commas(ring) + " bytes of pinned buffers, and the floor's " +
+                     with_commas(kH2dFloorBuffers * kH2dFloorCopy) + " beside them; at most " +
+                     with_commas(kMaxGpuRing) + " in all");
   if (!request.chunk && kGpuChunk % piece)
     throw UsageError("--piece " + with_commas(piece) + " does not divide count's chunk (" + with_commas(kGpuChunk) +
                      " bytes): name a --chunk too");

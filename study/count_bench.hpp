@@ -51,6 +51,7 @@ inline constexpr int kMaxSettleMs = 10000;
 // H200 (data/explorations/20261202T0520Z_gpu_count_cold/), so a floor copied
 // in count's chunks would fall with them and flatter a plan of small chunks.
 inline constexpr std::uint64_t kH2dFloorCopy = std::uint64_t(16) << 20;
+inline constexpr int kH2dFloorBuffers = 2;  // one filled while the other copies
 
 struct CountBenchRequest {
   std::string path;

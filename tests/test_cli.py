@@ -307,7 +307,10 @@ class Count(unittest.TestCase):
         self.expect_error("count-bench", path, "--impl", "lane_shared", "--piece", "3MiB", code=2, says="name a --chunk")
         self.expect_error("count-bench", path, "--impl", "lane_shared", "--buffers", "1", code=2, says="2..64")
         self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", "1GiB", "--buffers", "8", code=2,
-                          says="8,589,934,592 bytes of pinned buffers; at most 4,294,967,296")
+                          says="8,589,934,592 bytes of pinned buffers, and the floor's 33,554,432 beside them; "
+                               "at most 4,294,967,296 in all")
+        self.expect_error("count-bench", path, "--impl", "lane_shared", "--chunk", "1GiB", "--buffers", "4", code=2,
+                          says="4,294,967,296 bytes of pinned buffers, and the floor's")  # the ring alone would fit
 
     def test_gpu_implementations_without_a_gpu_are_one_line(self):
         if "[cannot run here]" not in run("list").stdout.decode():
@@ -396,7 +399,9 @@ class GpuCount(unittest.TestCase):
         self.assertEqual((doc["chunk_bytes"], doc["buffers"], doc["piece_bytes"]),
                          (1 << 20, int(counts_default("--buffers")), 1 << 20))
         floor = next(e for e in doc["entries"] if e["name"] == "h2d_pinned")["what"]
-        self.assertIn("16,777,216-byte copies from two pinned buffers of their own", floor)  # not --chunk's
+        self.assertIn("16,777,216-byte copies from 2 pinned buffers of their own", floor)  # not --chunk's
+        self.assertEqual((doc["floor_copy_bytes"], doc["floor_buffers"]), (16 << 20, 2))
+        self.assertGreater(doc["floor_setup_s"], 0)
         self.assertNotEqual(16 << 20, gpu_chunk())   # nor count's own chunk, which a floor in count's plan would copy
         self.assertEqual(doc["policy"]["counter_bits"], 64)
         self.assertTrue(doc["device"]["name"])
