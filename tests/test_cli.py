@@ -26,6 +26,18 @@ def run(*args, stdin=None):
     return subprocess.run([EXE, *args], input=stdin, capture_output=True, timeout=600)
 
 
+def drained(main):
+    """Everything a pseudo-terminal's reader can read once its writer has exited: the tty layer hands a
+    writer's bytes to the reader asynchronously, so one read may return the last write's bytes or not yet."""
+    text = b""
+    while select.select([main], [], [], 1)[0]:
+        chunk = os.read(main, 4096)
+        if not chunk:
+            break
+        text += chunk
+    return text.decode()
+
+
 def counts_default(option):
     """count's own value of a count-bench plan option (study/count.hpp: kGpuChunk, kGpuBuffers), as its --help
     names it: '4MiB', '8'."""
@@ -166,7 +178,7 @@ class Count(unittest.TestCase):
             main, terminal = pty.openpty()
             try:
                 count_slow_stream(terminal, seconds)
-                return os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
+                return drained(main)
             finally:
                 os.close(main), os.close(terminal)
 
@@ -423,7 +435,7 @@ class Generate(unittest.TestCase):
         main, terminal = pty.openpty()
         try:
             generate_to_a_slow_reader(terminal, 3.5)
-            shown = os.read(main, 4096).decode() if select.select([main], [], [], 1)[0] else ""
+            shown = drained(main)
         finally:
             os.close(main), os.close(terminal)
         self.assertRegex(shown, r"^\r\x1b\[Khistostudy generate: wrote \d+\.\d GB \(\d+\.\d GB/s\)")
