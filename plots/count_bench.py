@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import jsonschema
 
 from plots import table as fmt
-from plots.environment import commit_line
+from plots.environment import commit_line, cpu_name
 from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text,
                            registry_doc)
 from plots.table import MET, NOT_MET, Table
@@ -216,8 +216,9 @@ class Bench:
 
     @property
     def machine(self):
-        """'NVIDIA H200 (host Intel(R) Xeon(R) Processor, 16 cores)' or 'AMD EPYC, 2 cores'."""
-        cpu = f"{self.host['cpu_model']}, {self.host['logical_cores']} cores"
+        """'NVIDIA H200 (host Intel(R) Xeon(R) Processor (Emerald Rapids, family 6, model 207), 16 cores)' or
+        'AMD EPYC (Zen 4, family 25, model 17), 2 cores'."""
+        cpu = f"{cpu_name(self.doc['environment'])}, {self.host['logical_cores']} cores"
         device = self.doc.get("device")
         return f"{device['name']} (host {cpu})" if device else cpu
 

@@ -26,6 +26,32 @@ DIFF_CATEGORIES = [
 ]
 
 
+# What a (vendor, family, model) from /proc/cpuinfo is, for the CPUs these runs were made on: the model name
+# ("AMD EPYC") names no generation, and Zen 4 and Zen 5 run openmp_fast's AVX-512 path at different speeds.
+# AMD's family 25 models 16-31 are Zen 4 (Genoa), family 26 Zen 5; Intel's family 6 model 143 is Sapphire
+# Rapids, 207 Emerald Rapids.
+CPU_GENERATIONS = {("AuthenticAMD", "25", "17"): "Zen 4", ("AuthenticAMD", "26", "2"): "Zen 5",
+                   ("GenuineIntel", "6", "143"): "Sapphire Rapids", ("GenuineIntel", "6", "207"): "Emerald Rapids"}
+
+
+def cpu_identity(environment):
+    """The CPU's vendor, family, model... as the host record holds them (count-bench files before 2026-12-03
+    hold them beside the host, as environment.cpu); None where not recorded."""
+    return environment.get("host", {}).get("cpu") or environment.get("cpu")
+
+
+def cpu_name(environment):
+    """'AMD EPYC (Zen 4, family 25, model 17)', 'AMD EPYC (family 25, model 1)', or the model name alone where
+    the run did not record the CPU's identity."""
+    model_name = environment.get("host", {}).get("cpu_model") or NOT_RECORDED
+    ident = cpu_identity(environment)
+    if not ident:
+        return model_name
+    numbers = f"family {ident['family']}, model {ident['model']}"
+    generation = CPU_GENERATIONS.get((ident["vendor"], ident["family"], ident["model"]))
+    return f"{model_name} ({generation}, {numbers})" if generation else f"{model_name} ({numbers})"
+
+
 def toolchain_slot(toolchain):
     """'nvrtc 12' for 'nvrtc 12.6.85', 'cpu' for 'cpu': one executor across version bumps; an A/A
     control entry keeps its suffix ('nvcc 13 (A/A control)'), so it never stands in for its toolchain."""
@@ -152,11 +178,10 @@ def commit_line(provenance):
 
 def summary(run, toolchain=None):
     """(label, value) pairs: the environment behind a run's numbers."""
-    host = run.environment["host"]
     prov = run.doc["provenance"]
     commit = commit_line(prov)
     pairs = [("run file", run.path), ("started (UTC)", run.doc["started"]), ("commit", commit),
-             ("host", f"{host['cpu_model']}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}")]
+             ("host", host_words(run))]
     for tc in ([toolchain] if toolchain else run.toolchains()):
         describe = executor_describe(run, tc)
         pairs.append((f"toolchain {tc}", toolchain_line(describe)))
@@ -237,7 +262,7 @@ def clock_words(run):
 
 def host_words(run):
     host = run.environment["host"]
-    return f"{host['cpu_model']}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}"
+    return f"{cpu_name(run.environment)}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}"
 
 
 def sampling_plan_words(run, backend="gpu"):

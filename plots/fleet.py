@@ -39,6 +39,7 @@ from plots import stats
 from plots import table as fmt
 from plots.results import (ResultError, aa_comparison, case_key, is_control, is_timed, load_run, policy_label,
                            run_order_key)
+from plots.environment import cpu_name
 from plots.table import Table
 
 NO_RUN_ID = None
@@ -81,7 +82,8 @@ def member_of(part, row):
     if row["backend"] == "cuda":
         d = row.get("device") or {}
         return d.get("name") or "GPU not recorded", f"{part.host} GPU {d.get('index', '?')}"
-    model = part.run.environment.get("host", {}).get("cpu_model") or "CPU not recorded"
+    model = cpu_name(part.run.environment) if part.run.environment.get("host", {}).get("cpu_model") \
+        else "CPU not recorded"
     task = part.variables.get("SLURM_ARRAY_TASK_ID")
     return model, part.host + (f" task {task}" if task is not None else "")
 

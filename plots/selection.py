@@ -43,6 +43,7 @@ import pathlib
 from dataclasses import dataclass, field
 
 from plots import count_bench
+from plots.environment import cpu_name
 from plots.results import (Kernel, ResultError, case_key, is_controlled, load_run, module_entry, run_order_key,
                            version_pairs)
 
@@ -242,14 +243,13 @@ def _manifest_bench(data_dir, name, shown_prefix, where):
 # ---- a user's own runs: by content --------------------------------------------------------------------
 
 def _cpu_host(run):
-    host = run.environment["host"]
-    return (host.get("cpu_model"), host.get("logical_cores"))
+    return (cpu_name(run.environment), run.environment["host"].get("logical_cores"))
 
 
 def newest_cpu_runs(runs):
-    """For each CPU (model and logical cores), the newest run with CPU rows of its subject, oldest first;
-    with none, the newest run with CPU rows alone; else []. A GPU machine's own CPU rows must not hide a
-    smaller machine's run."""
+    """For each CPU (model, with its family and model numbers where recorded, and logical cores), the newest run
+    with CPU rows of its subject, oldest first; with none, the newest run with CPU rows alone; else []. A GPU
+    machine's own CPU rows must not hide a smaller machine's run, nor a Zen 5's run a Zen 4's."""
     newest = {_cpu_host(run): run for run in runs if has_cpu_rows(run, CPU_SUBJECT)}
     if newest:
         return sorted(newest.values(), key=lambda r: run_order_key(r.path))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from plots import table as fmt
 from plots.results import find_rows, is_control, median_ms, policy_label, roles
+from plots.environment import cpu_name
 from plots.table import Table
 
 EXPERIMENT = "sweep"
@@ -121,5 +122,6 @@ def cpu_sweep_table(m):
     if not ours:
         return None
     host = m.run.environment["host"]
-    return _series_table(f"Contention sweep, CPU ({host['cpu_model']}, {host['logical_cores']} logical cores): "
+    return _series_table(f"Contention sweep, CPU ({cpu_name(m.run.environment)}, {host['logical_cores']} logical "
+                         "cores): "
                          "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {m.run.name}."])

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
-#include <map>
 #include <thread>
 
 #include "cpu_openmp/openmp_fast.hpp"
@@ -102,26 +101,6 @@ std::uint64_t pread_and_discard(const std::string& path, int threads) {
   }
   if (failed) throw Error(path + ": read error while timed");
   return total;
-}
-
-// "family 26 model 2 stepping 1" and the features openmp_fast's paths need,
-// beside host_environment's model name, which names no generation.
-nlohmann::json cpu_identity() {
-  std::ifstream in("/proc/cpuinfo");
-  std::map<std::string, std::string> fields;
-  for (std::string line; std::getline(in, line) && !line.empty();) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    std::string key = line.substr(0, colon);
-    key.erase(key.find_last_not_of(" \t") + 1);
-    fields[key] = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-  }
-  nlohmann::json features = nlohmann::json::array();
-  const std::string flags = " " + fields["flags"] + " ";
-  for (const char* f : {"avx2", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "avx512_bitalg", "gfni"})
-    if (flags.find(std::string(" ") + f + " ") != std::string::npos) features.push_back(f);
-  return {{"vendor", fields["vendor_id"]}, {"model_name", fields["model name"]}, {"family", fields["cpu family"]},
-          {"model", fields["model"]},       {"stepping", fields["stepping"]},     {"features", features}};
 }
 
 // CPU seconds the whole machine spent busy (/proc/stat) and this process
@@ -275,7 +254,7 @@ Bench cpu_bench(const CountBenchRequest& request, const Implementation& impl, co
   bench.floor_what = "read-and-discard";
   bench.reads_what = "its own reads without counting";
   bench.record = {
-      {"environment", {{"host", host_environment()}, {"cpu", cpu_identity()}, {"build", build_environment()}}},
+      {"environment", {{"host", host_environment()}, {"build", build_environment()}}},
       {"threads", threads},
       {"cpu_paths", {{"openmp_fast", cpu::openmp_fast_path()}, {"openmp_read_floor", cpu::openmp_read_floor_path()}}},
       {"piece_bytes", kCpuPiece},
@@ -358,7 +337,6 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
   bench.floor_what = "pinned host-to-device copies";
   bench.reads_what = "its own reads into pinned buffers alone";
   nlohmann::json environment = environment_record(g->ex);
-  environment["cpu"] = cpu_identity();
   environment["gpu_state_before"] = gpu_state(g->ex);
   const nlohmann::json gpu = g->gpu->describe();
   bench.record = {
@@ -554,7 +532,7 @@ std::string describe_count_bench(const nlohmann::json& doc) {
            std::to_string(doc["threads"].get<int>()) + " reading threads, " + std::to_string(doc["buffers"].get<int>()) +
            " pinned buffers of " + with_commas(doc["chunk_bytes"].get<std::uint64_t>()) + " bytes\n";
   else
-    out += doc["environment"]["cpu"]["model_name"].get<std::string>() + ", " + std::to_string(doc["threads"].get<int>()) +
+    out += doc["environment"]["host"]["cpu"]["model_name"].get<std::string>() + ", " + std::to_string(doc["threads"].get<int>()) +
            " threads, openmp_fast path " + doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
   char line[256];
   out += "  each timed pass after " + with_commas(std::uint64_t(std::llround(doc["settle_s"].get<double>() * 1000))) +

@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -65,10 +66,29 @@ nlohmann::json variables_with_prefixes(std::initializer_list<std::string_view> p
 
 }  // namespace
 
+nlohmann::json cpu_identity() {
+  std::ifstream in("/proc/cpuinfo");
+  std::map<std::string, std::string> fields;
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    fields[key] = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+  }
+  nlohmann::json features = nlohmann::json::array();
+  const std::string flags = " " + fields["flags"] + " ";
+  for (const char* f : {"avx2", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "avx512_bitalg", "gfni"})
+    if (flags.find(std::string(" ") + f + " ") != std::string::npos) features.push_back(f);
+  return {{"vendor", fields["vendor_id"]}, {"model_name", fields["model name"]}, {"family", fields["cpu family"]},
+          {"model", fields["model"]},       {"stepping", fields["stepping"]},     {"features", features}};
+}
+
 nlohmann::json host_environment() {
   utsname uts{};
   uname(&uts);
   return {{"cpu_model", first_value("/proc/cpuinfo", "model name", ':')},
+          {"cpu", cpu_identity()},
           {"logical_cores", std::thread::hardware_concurrency()},
           {"openmp_max_threads", omp_get_max_threads()},
           {"variables", variables_with_prefixes({"OMP_", "CUDA_", "SLURM_"})},  // SLURM_: which job and task ran it

@@ -8,8 +8,15 @@
 
 namespace hs {
 
-// CPU model, cores, OpenMP threads, OMP_*, CUDA_* and SLURM_* variables, OS, kernel.
+// CPU model, its identity (cpu_identity), cores, OpenMP threads, OMP_*, CUDA_*
+// and SLURM_* variables, OS, kernel.
 nlohmann::json host_environment();
+
+// The CPU beside its model name, which names no generation ("AMD EPYC" is
+// Zen 4 and Zen 5 alike): vendor, model name, family, model and stepping as
+// /proc/cpuinfo gives them ("25", "17", "1": Zen 4), and which of the
+// features openmp_fast's paths need it has.
+nlohmann::json cpu_identity();
 
 // How this binary was built: version, compiler, build type, CUDA flags and archs.
 nlohmann::json build_environment();

@@ -134,7 +134,7 @@ class Count(unittest.TestCase):
             self.assertEqual(len(e["samples_s"]), 2)
             self.assertTrue(all(s > 0 for s in e["samples_s"]))
         self.assertIn(doc["cpu_paths"]["openmp_fast"], ("avx512", "scalar-8x16"))
-        self.assertTrue(doc["environment"]["cpu"]["model_name"])
+        self.assertTrue(doc["environment"]["host"]["cpu"]["model_name"])
         self.assertGreater(doc["count_pct_of_read"], 0)
         self.assertGreaterEqual(doc["machine"]["timed_s"], 0)
         self.assertGreaterEqual(doc["machine"]["steal_s"], 0)

@@ -43,6 +43,13 @@ class Environment(unittest.TestCase):
         self.assertIn("driver_version", env["driver"])
         self.assertIn("gpu_state_before", env)
         self.assertIn("gpu_state_after", env)
+        cpu = env["host"]["cpu"]   # the generation beside the model name, which names none ("AMD EPYC")
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            first = {key.strip(): value.strip() for key, value in
+                     (line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)}
+        self.assertEqual((cpu["family"], cpu["model"]), (first["cpu family"], first["model"]))
+        self.assertTrue(set(cpu["features"]) <= {"avx2", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2",
+                                                  "avx512_bitalg", "gfni"}, cpu["features"])
         commit = doc["provenance"]["git_commit"]
         self.assertTrue(commit is None or re.fullmatch(r"[0-9a-f]{40}", commit), commit)
 

@@ -3,8 +3,8 @@ between an environment's runs (the GPU machine's kernel, say) is given for each 
 import types
 import unittest
 
-from plots import appendix
-from plots.environment import NOT_RECORDED, build_words, host_words
+from plots import appendix, selection
+from plots.environment import NOT_RECORDED, build_words, cpu_name, host_words
 
 
 def run_with(executors=(), kernel="Linux 6.1", roles=("lesson",)):
@@ -37,3 +37,25 @@ class EnvironmentWords(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CpuName(unittest.TestCase):
+    ZEN4 = {"vendor": "AuthenticAMD", "model_name": "AMD EPYC", "family": "25", "model": "17", "stepping": "1",
+            "features": ["avx512f"]}
+
+    def test_a_cpu_is_named_by_its_generation_where_its_identity_is_recorded(self):
+        host = {"cpu_model": "AMD EPYC", "cpu": self.ZEN4}
+        self.assertEqual(cpu_name({"host": host}), "AMD EPYC (Zen 4, family 25, model 17)")
+        self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC"}, "cpu": self.ZEN4}),   # an older count-bench file
+                         "AMD EPYC (Zen 4, family 25, model 17)")
+
+    def test_an_unknown_generation_keeps_its_numbers_and_an_unrecorded_one_its_model_name(self):
+        other = dict(self.ZEN4, model="1")
+        self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC", "cpu": other}}), "AMD EPYC (family 25, model 1)")
+        self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC"}}), "AMD EPYC")
+
+    def test_zen_4_and_zen_5_runs_are_kept_apart(self):
+        zen5 = dict(self.ZEN4, family="26", model="2")
+        runs = [types.SimpleNamespace(environment={"host": {"cpu_model": "AMD EPYC", "logical_cores": 2, "cpu": c}})
+                for c in (self.ZEN4, zen5)]
+        self.assertNotEqual(selection._cpu_host(runs[0]), selection._cpu_host(runs[1]))
