@@ -288,7 +288,7 @@ def cpu_run_prose(view):
     f, priv, oracle = view.subject, view.privatized, view.oracle
     margin = view.margin
     confirmed = [i for i in view.inputs if view.compare(priv, i) and view.compare(priv, i).verdict == stats.FASTER]
-    text = (f"On {cpu_name(run.environment)} ({host['logical_cores']} logical cores, {host['os']}), from `{run.path}` "
+    text = (f"On {cpu_name(run.environment)}, {host['logical_cores']} logical cores, {host['os']}, from `{run.path}` "
             f"at "
             f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
             f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "

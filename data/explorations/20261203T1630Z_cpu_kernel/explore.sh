@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds and runs this note's scratch programs against a histostudy build (default build), each on a quiet
+# machine, their output into OUT_DIR:
+#   data/explorations/20261203T1630Z_cpu_kernel/explore.sh OUT_DIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+build=${BUILD_DIR:-$root/build}
+out=$1
+mkdir -p "$out"
+quiet="$root/data/explorations/cpu-avx512/when_quiet.sh"
+ninja -C "$build" libhistostudy_core.a >/dev/null
+for p in kernels parts; do
+  g++ -std=c++20 -O3 -fopenmp -I"$root" -I"$build" "$here/$p.cpp" "$build/libhistostudy_core.a" -o "$build/cpu-kernel-$p"
+done
+for p in throughput pairs; do g++ -std=c++20 -O2 "$here/$p.cpp" -o "$build/cpu-kernel-$p"; done
+g++ -std=c++20 -O3 -fopenmp -I"$root" -I"$build" "$root/data/explorations/cpu-avx512/hybrid.cpp" \
+    "$build/libhistostudy_core.a" -o "$build/cpu-kernel-hybrid"
+inputs="uniform one_byte lesson_english distinct_4"
+{ grep -m1 "model name" /proc/cpuinfo; grep -m1 "cpu family" /proc/cpuinfo; grep -m1 "^model\s" /proc/cpuinfo; } > "$out/cpu.txt"
+"$quiet" "$build/cpu-kernel-throughput" > "$out/throughput.txt"
+"$quiet" "$build/cpu-kernel-pairs" > "$out/pairs.txt"
+for r in 1 2; do "$quiet" "$build/cpu-kernel-parts"; done > "$out/parts.txt"
+"$quiet" "$build/cpu-kernel-kernels" 1 1 $inputs > "$out/kernels-1MiB-1-thread.txt"
+"$quiet" "$build/cpu-kernel-kernels" 64 2 $inputs > "$out/kernels-64MiB-2-threads.txt"
+"$quiet" "$build/cpu-kernel-hybrid" 1048576 15 > "$out/hybrid-1MiB.txt"
+BUILD_DIR=$build "$quiet" "$root/data/explorations/cpu-avx512/explore.sh" 64MiB 2 15 $inputs > "$out/paths-64MiB-2-threads.txt"
