@@ -21,6 +21,9 @@
 //                 GB/s on every lesson and sweep input at 67,109,475 bytes,
 //                 against 8.3-14.4 for scalar-8x16 in the same runs; about
 //                 11 GB/s a core, compute-bound (26-48% of the read floor).
+//                 On a Zen 4 (512-bit work on 256-bit units): 7.5-13.8 GB/s
+//                 in two study runs (data/runs/20261203T1643*, 1645*), about
+//                 0.55 cycles a byte a core, half binning, half counting.
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),
@@ -31,7 +34,12 @@
 //                      data/explorations/cpu-avx512/explore.sh 64MiB 2 15 uniform one_byte   (both paths)
 //
 // The AVX-512 path's measurements and what was tried for it are in
-// data/explorations/cpu-avx512/README.md. What follows is the scalar path's.
+// data/explorations/cpu-avx512/README.md (Zen 5) and
+// data/explorations/20261203T1630Z_cpu_kernel/README.md (Zen 4: unaligned
+// loads for the shifts, a fourth digit plane, 32-byte or masked stores,
+// 256-bit compresses, binning one block while counting the last; none
+// separated from the committed kernel's A/A pair on every input). What
+// follows is the scalar path's.
 //
 // Why it is faster. openmp_private does one increment per byte on one
 // counter per value: on one_byte (and distinct_1, distinct_2) each increment
