@@ -9,11 +9,12 @@
 //                 Bytes are binned by their top two bits (a compressing store
 //                 per quarter of the byte range, 2 KiB at a time); in each
 //                 bin, every byte's low six bits become a one-hot 64-bit lane
-//                 (a rotate of 1), and full adders (vpternlog) sum the
-//                 one-hots bit-sliced into digits of weight 1, 2 and 4; each
-//                 weight-8 carry is column-counted (byte transpose, GF(2)
-//                 affine bit transpose, byte popcount) into byte counters
-//                 flushed to 64-bit totals before they can wrap. No counter
+//                 (a rotate of 1, its count loaded unaligned, not shifted),
+//                 and full adders (vpternlog) sum the one-hots bit-sliced
+//                 into digits of weight 1, 2, 4 and 8; each weight-16 carry
+//                 is column-counted (byte transpose, GF(2) affine bit
+//                 transpose, byte popcount) into byte counters flushed to
+//                 64-bit totals before they can wrap. No counter
 //                 in memory is incremented, so repeated values cost nothing
 //                 extra. The idea is Harold Aptroot's ("Histogramming bytes
 //                 with positional popcount", bitmath.blogspot.com, 2024),
@@ -22,8 +23,9 @@
 //                 against 8.3-14.4 for scalar-8x16 in the same runs; about
 //                 11 GB/s a core, compute-bound (26-48% of the read floor).
 //                 On a Zen 4 (512-bit work on 256-bit units): 7.5-13.8 GB/s
-//                 in two study runs (data/runs/20261203T1643*, 1645*), about
-//                 0.55 cycles a byte a core, half binning, half counting.
+//                 in two study runs of the loop before (three planes, 64-bit
+//                 shifts; data/runs/20261203T1643*, 1645*), about 0.55
+//                 cycles a byte a core, half binning, half counting.
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),
@@ -35,10 +37,10 @@
 //
 // The AVX-512 path's measurements and what was tried for it are in
 // data/explorations/cpu-avx512/README.md (Zen 5) and
-// data/explorations/20261203T1630Z_cpu_kernel/README.md (Zen 4: unaligned
-// loads for the shifts, a fourth digit plane, 32-byte or masked stores,
-// 256-bit compresses, binning one block while counting the last; none
-// separated from the committed kernel's A/A pair on every input). What
+// data/explorations/20261203T1630Z_cpu_kernel/README.md (Zen 4 and the H200
+// host's Xeon: unaligned loads for the shifts and a fourth digit plane,
+// 9-22% faster on the Xeon and kept; 32-byte or masked stores, 256-bit
+// compresses, binning one block while counting the last, none faster). What
 // follows is the scalar path's.
 //
 // Why it is faster. openmp_private does one increment per byte on one

@@ -24,7 +24,7 @@ from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, chec
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
-VERSION = 1                  # the newest version this reader knows
+VERSION = 2   # the newest version this reader knows (version 1 held the CPU's identity beside the host)
 SCHEMA_PATH = DATA / "schema" / "count-bench.schema.json"
 FOLDER = "count-bench"       # where count-bench writes, under runs/ (and the study's under data/runs/)
 COUNT = "count"              # the entry that times count itself

@@ -26,10 +26,9 @@ DIFF_CATEGORIES = [
 ]
 
 
-# What a (vendor, family, model) from /proc/cpuinfo is, for the CPUs these runs were made on: the model name
-# ("AMD EPYC") names no generation, and Zen 4 and Zen 5 run openmp_fast's AVX-512 path at different speeds.
-# AMD's family 25 models 16-31 are Zen 4 (Genoa), family 26 Zen 5; Intel's family 6 model 143 is Sapphire
-# Rapids, 207 Emerald Rapids.
+# The generation of each (vendor, family, model) from /proc/cpuinfo these runs were made on: the model name
+# ("AMD EPYC") names none, and a Zen 4 and a Zen 5 run openmp_fast's AVX-512 path at different speeds. Another
+# CPU is named by its family and model numbers alone.
 CPU_GENERATIONS = {("AuthenticAMD", "25", "17"): "Zen 4", ("AuthenticAMD", "26", "2"): "Zen 5",
                    ("GenuineIntel", "6", "143"): "Sapphire Rapids", ("GenuineIntel", "6", "207"): "Emerald Rapids"}
 
@@ -41,15 +40,23 @@ def cpu_identity(environment):
 
 
 def cpu_name(environment):
-    """'AMD EPYC (Zen 4, family 25, model 17)', 'AMD EPYC (family 25, model 1)', or the model name alone where
-    the run did not record the CPU's identity."""
-    model_name = environment.get("host", {}).get("cpu_model") or NOT_RECORDED
-    ident = cpu_identity(environment)
-    if not ident:
-        return model_name
+    """'AMD EPYC (Zen 4, family 25, model 17)', 'AMD EPYC (family 25, model 1)', 'AMD EPYC (generation not
+    recorded)' for a run made before the record held the CPU's identity (or on a CPU whose /proc/cpuinfo gives
+    no family), 'CPU not recorded'."""
+    model_name = environment.get("host", {}).get("cpu_model")
+    if not model_name:
+        return "CPU not recorded"
+    ident = cpu_identity(environment) or {}
+    if not ident.get("family"):
+        return f"{model_name} (generation not recorded)"
     numbers = f"family {ident['family']}, model {ident['model']}"
     generation = CPU_GENERATIONS.get((ident["vendor"], ident["family"], ident["model"]))
     return f"{model_name} ({generation}, {numbers})" if generation else f"{model_name} ({numbers})"
+
+
+def cpu_and_cores(environment):
+    """'AMD EPYC (Zen 4, family 25, model 17), 2 logical cores'."""
+    return f"{cpu_name(environment)}, {environment['host']['logical_cores']} logical cores"
 
 
 def toolchain_slot(toolchain):
@@ -262,7 +269,7 @@ def clock_words(run):
 
 def host_words(run):
     host = run.environment["host"]
-    return f"{cpu_name(run.environment)}, {host['logical_cores']} logical cores, {host['os']}, {host['kernel']}"
+    return f"{cpu_and_cores(run.environment)}, {host['os']}, {host['kernel']}"
 
 
 def sampling_plan_words(run, backend="gpu"):

@@ -82,8 +82,7 @@ def member_of(part, row):
     if row["backend"] == "cuda":
         d = row.get("device") or {}
         return d.get("name") or "GPU not recorded", f"{part.host} GPU {d.get('index', '?')}"
-    model = cpu_name(part.run.environment) if part.run.environment.get("host", {}).get("cpu_model") \
-        else "CPU not recorded"
+    model = cpu_name(part.run.environment)
     task = part.variables.get("SLURM_ARRAY_TASK_ID")
     return model, part.host + (f" task {task}" if task is not None else "")
 

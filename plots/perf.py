@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from plots import stats
 from plots import table as fmt
-from plots.environment import (NOT_RECORDED, cpu_name, executor_describe, find_value, gpu_line, gpu_record,
+from plots.environment import (NOT_RECORDED, cpu_and_cores, executor_describe, find_value, gpu_line, gpu_record,
                                toolchain_line)
 from plots.results import Kernel, find_row, find_rows, roles
 from plots.selection import CPU_EXPERIMENTS
@@ -368,7 +368,7 @@ def cpu_table(view):
         cells.append(f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 2)})" if c else fmt.MISSING)
         rows.append(cells)
     host = view.run.environment["host"]
-    notes = [f"{cpu_name(view.run.environment)}, {host['logical_cores']} logical cores; threads: "
+    notes = [f"{cpu_and_cores(view.run.environment)}; threads: "
              + ", ".join(f"{i} {view.threads(i)}" for i in impls) + ".",
              f"GB/s over the median time; % floor: over {view.floor}'s GB/s on the same input in the same run. "
              f"Ahead of both: {s}'s median GB/s above {oracle}'s and {priv}'s.",

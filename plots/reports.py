@@ -7,7 +7,7 @@ the selection's words.
 from plots import claims, count_bench, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
-from plots.environment import NOT_RECORDED, commit_line, cpu_name, flatten, show, summary
+from plots.environment import NOT_RECORDED, commit_line, cpu_and_cores, flatten, show, summary
 from plots.results import cuda_version, kernel_label, sampling_words
 from plots.selection import BENCH_ROLE, BENCH_WORDS, ROLES, SUPERSEDED_FILE, cache_mode
 from plots.table import Table, value_range
@@ -224,8 +224,8 @@ def perf_gpu_prose(m):
         return f"The GPU performance report: {m.missing('perf')}"
     run, s, b, checks = view.run, view.subject, view.peer, view.checks
     host = run.environment["host"]
-    text = (f"Environment: {perf.gpu_environment_line(view)}; host {cpu_name(run.environment)} "
-            f"({host['logical_cores']} logical cores, {host['os']}); run file `{run.path}` (started "
+    text = (f"Environment: {perf.gpu_environment_line(view)}; host {cpu_and_cores(run.environment)}, "
+            f"{host['os']}; run file `{run.path}` (started "
             f"{run.doc['started']}, commit {commit_line(run.doc['provenance'])}), {view.size:,} bytes per input, "
             f"{len(view.inputs)} inputs, medians of per-run samples. ")
     pcts = [view.pct(s, i) for i in view.inputs]
@@ -288,8 +288,7 @@ def cpu_run_prose(view):
     f, priv, oracle = view.subject, view.privatized, view.oracle
     margin = view.margin
     confirmed = [i for i in view.inputs if view.compare(priv, i) and view.compare(priv, i).verdict == stats.FASTER]
-    text = (f"On {cpu_name(run.environment)}, {host['logical_cores']} logical cores, {host['os']}, from `{run.path}` "
-            f"at "
+    text = (f"On {cpu_and_cores(run.environment)}, {host['os']}, from `{run.path}` at "
             f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
             f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
             f"`{view.floor}`), `{priv}` at "

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from plots import table as fmt
 from plots.results import find_rows, is_control, median_ms, policy_label, roles
-from plots.environment import cpu_name
+from plots.environment import cpu_and_cores
 from plots.table import Table
 
 EXPERIMENT = "sweep"
@@ -121,7 +121,5 @@ def cpu_sweep_table(m):
     ours = m.shown(gpu=False)
     if not ours:
         return None
-    host = m.run.environment["host"]
-    return _series_table(f"Contention sweep, CPU ({cpu_name(m.run.environment)}, {host['logical_cores']} logical "
-                         "cores): "
+    return _series_table(f"Contention sweep, CPU ({cpu_and_cores(m.run.environment)}; {m.run.name}): "
                          "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {m.run.name}."])

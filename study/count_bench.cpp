@@ -481,7 +481,7 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
 
   nlohmann::json doc = {
       {"format", "histostudy-count-bench"},
-      {"version", 1},
+      {"version", 2},  // 2: the CPU's identity in environment.host.cpu (1: environment.cpu)
       {"started", started},
       {"finished", utc_now()},
       {"provenance", provenance(argv)},

@@ -87,8 +87,9 @@ nlohmann::json cpu_identity() {
 nlohmann::json host_environment() {
   utsname uts{};
   uname(&uts);
-  return {{"cpu_model", first_value("/proc/cpuinfo", "model name", ':')},
-          {"cpu", cpu_identity()},
+  const nlohmann::json cpu = cpu_identity();
+  return {{"cpu_model", cpu["model_name"]},
+          {"cpu", cpu},
           {"logical_cores", std::thread::hardware_concurrency()},
           {"openmp_max_threads", omp_get_max_threads()},
           {"variables", variables_with_prefixes({"OMP_", "CUDA_", "SLURM_"})},  // SLURM_: which job and task ran it

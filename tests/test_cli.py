@@ -30,11 +30,8 @@ def drained(main):
     """Everything a pseudo-terminal's reader can read once its writer has exited: the tty layer hands a
     writer's bytes to the reader asynchronously, so one read may return the last write's bytes or not yet."""
     text = b""
-    while select.select([main], [], [], 1)[0]:
-        chunk = os.read(main, 4096)
-        if not chunk:
-            break
-        text += chunk
+    while select.select([main], [], [], 1)[0]:   # the terminal stays open: no end of file, only a pause
+        text += os.read(main, 4096)
     return text.decode()
 
 

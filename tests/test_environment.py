@@ -48,8 +48,8 @@ class Environment(unittest.TestCase):
             first = {key.strip(): value.strip() for key, value in
                      (line.split(":", 1) for line in f.read().split("\n\n")[0].splitlines() if ":" in line)}
         self.assertEqual((cpu["family"], cpu["model"]), (first["cpu family"], first["model"]))
-        self.assertTrue(set(cpu["features"]) <= {"avx2", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2",
-                                                  "avx512_bitalg", "gfni"}, cpu["features"])
+        wanted = ["avx2", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "avx512_bitalg", "gfni"]
+        self.assertEqual(cpu["features"], [f for f in wanted if f in first["flags"].split()])
         commit = doc["provenance"]["git_commit"]
         self.assertTrue(commit is None or re.fullmatch(r"[0-9a-f]{40}", commit), commit)
 

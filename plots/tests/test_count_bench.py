@@ -274,6 +274,19 @@ class Verdicts(unittest.TestCase):
         self.assertIn(" | 0.50 (0.25 stolen) | ", text)
 
 
+class Schema(unittest.TestCase):
+    def test_the_cpu_identity_is_described_alike_in_both_schemas(self):
+        """count-bench.schema.json repeats result.schema.json's cpu_identity (a schema file cannot name another
+        without a registry): the two must not drift apart, but for the note on the older files."""
+        schemas = count_bench.DATA / "schema"
+        result = json.loads((schemas / "result.schema.json").read_text())["$defs"]["cpu_identity"]
+        bench_host = json.loads((schemas / "count-bench.schema.json").read_text())["properties"]["environment"]
+        bench = bench_host["properties"]["host"]["properties"]["cpu"]
+        self.assertEqual({k: v for k, v in bench.items() if k != "description"},
+                         {k: v for k, v in result.items() if k != "description"})
+        self.assertTrue(bench["description"].startswith(result["description"].removesuffix(".")))
+
+
 class Refusals(unittest.TestCase):
     def assertRefused(self, doc, words):
         with self.assertRaises(ResultError) as caught:
@@ -284,7 +297,7 @@ class Refusals(unittest.TestCase):
     def test_bad_documents_are_refused_naming_the_file(self):
         doc = committed_bench("cuda")
         self.assertRefused(dict(doc, format="histostudy-result"), "not a count-bench result file")
-        self.assertRefused(dict(doc, version=2), "written by a newer histostudy")
+        self.assertRefused(dict(doc, version=count_bench.VERSION + 1), "written by a newer histostudy")
         no_control = copy.deepcopy(doc)
         no_control["entries"] = [e for e in doc["entries"] if e["name"] != doc["floor"]["entry"] + "_again"]
         self.assertRefused(no_control, "names entries it does not hold")

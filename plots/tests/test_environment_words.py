@@ -35,10 +35,6 @@ class EnvironmentWords(unittest.TestCase):
                          f"{NOT_RECORDED} (blocks); SM clock 1,980 MHz (sizes)")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class CpuName(unittest.TestCase):
     ZEN4 = {"vendor": "AuthenticAMD", "model_name": "AMD EPYC", "family": "25", "model": "17", "stepping": "1",
             "features": ["avx512f"]}
@@ -52,10 +48,17 @@ class CpuName(unittest.TestCase):
     def test_an_unknown_generation_keeps_its_numbers_and_an_unrecorded_one_its_model_name(self):
         other = dict(self.ZEN4, model="1")
         self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC", "cpu": other}}), "AMD EPYC (family 25, model 1)")
-        self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC"}}), "AMD EPYC")
+        self.assertEqual(cpu_name({"host": {"cpu_model": "AMD EPYC"}}), "AMD EPYC (generation not recorded)")
+        self.assertEqual(cpu_name({"host": {"cpu_model": "Neoverse-V2", "cpu": dict(other, family="")}}),
+                         "Neoverse-V2 (generation not recorded)")   # no family in an Arm CPU's /proc/cpuinfo
+        self.assertEqual(cpu_name({}), "CPU not recorded")
 
     def test_zen_4_and_zen_5_runs_are_kept_apart(self):
         zen5 = dict(self.ZEN4, family="26", model="2")
         runs = [types.SimpleNamespace(environment={"host": {"cpu_model": "AMD EPYC", "logical_cores": 2, "cpu": c}})
                 for c in (self.ZEN4, zen5)]
         self.assertNotEqual(selection._cpu_host(runs[0]), selection._cpu_host(runs[1]))
+
+
+if __name__ == "__main__":
+    unittest.main()

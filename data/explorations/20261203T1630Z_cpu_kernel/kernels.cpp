@@ -1,9 +1,9 @@
 // Scratch behind README.md: openmp_fast's avx512 path (bin + count, the whole kernel) against variants, one core,
 // thread CPU clock (or with THREADS > 1 the team, by the wall clock, in run_avx512's
-// chunks), 15 rounds in rotation with the committed kernel twice (its A/A pair). Includes the committed
-// cpu_openmp/openmp_fast.cpp:
-//   g++ -std=c++20 -O3 -fopenmp -I. -Ibuild data/explorations/20261203T1630Z_cpu_kernel/kernels.cpp \
-//       build/libhistostudy_core.a -o /tmp/kernels && /tmp/kernels MiB THREADS INPUT...
+// chunks), 15 rounds in rotation with the committed kernel twice (its A/A pair). "committed" is the loop as it
+// was at commit 9e2f255, before this note changed it (C1+C2 is the loop adopted): explore.sh builds this file with
+// that commit's cpu_openmp/openmp_fast.cpp and .hpp first on the include path, and runs it as
+//   kernels MiB THREADS INPUT...
 // Variants (B: how a vector is binned; C: how morsels are counted):
 //   C1  unaligned loads at p + k in place of the shifts v >> 8k (a rotate reads only a qword's low six bits)
 //   C2  two 64-morsel vectors an iteration into a fourth digit plane: column counts every 128 morsels, not 64
