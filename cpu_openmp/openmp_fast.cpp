@@ -100,10 +100,11 @@ constexpr int kMaxColumnAdds = 31;
 static_assert(kMaxColumnAdds * 8 <= 255);
 
 // Digit planes of weight 1, 2, 4 and 8: two 64-morsel vectors an iteration,
-// and one column count per 128 morsels for the weight-16 carry (with the
-// unaligned loads of one_hots: 9-22% faster than three planes and shifts on
-// the H200 host's Xeon, family 6 model 207, in rotation with the old loop's
-// A/A pair; within that pair on a Zen 4; data/explorations/20261203T1630Z_cpu_kernel).
+// and one column count per 128 morsels for the weight-16 carry. With the
+// unaligned loads of one_hots, medians 8-22% faster than three planes and
+// shifts on the H200 host's Xeon (family 6, model 207), in rotation with the
+// old loop's A/A pair; level or ahead on a Zen 4
+// (data/explorations/20261203T1630Z_cpu_kernel).
 constexpr int kPlanes = 4;
 constexpr unsigned kCarryWeight = 1u << kPlanes;
 
