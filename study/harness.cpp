@@ -59,11 +59,13 @@ nlohmann::json device_of(const Executor& executor) {
   return out;
 }
 
-Row checked_row(Executor& executor, const Implementation& impl, const LaunchPolicy& requested,
-                const Placement& placement, const Subject& subject, const TimingPlan& timing,
-                const std::string& experiment) {
+Row checked_row(const MeasureEntry& entry, const Subject& subject, const TimingPlan& timing) {
+  Executor& executor = *entry.executor;
+  const Implementation& impl = *entry.impl;
+  const LaunchPolicy& requested = entry.requested;
+  const Placement& placement = entry.placement;
   Row row;
-  row.experiment = experiment;
+  row.experiment = entry.experiment;
   row.impl = impl.name;
   row.backend = backend_name(impl.backend);
   row.roles.assign(impl.roles.begin(), impl.roles.end());
@@ -86,20 +88,27 @@ Row checked_row(Executor& executor, const Implementation& impl, const LaunchPoli
   return row;
 }
 
-// The members that passed their check, sampled in rotation (see measure()).
+// "nvcc 13.0.88", or "cpu openmp_fast" where the entries span several implementations.
+std::string group_name(const Row& row, bool several_impls) {
+  return several_impls ? row.toolchain + " " + row.impl : row.toolchain;
+}
+
+// The entries that passed their check, sampled in rotation (see measure()).
 class RotatingSampling {
  public:
-  RotatingSampling(const std::vector<Executor*>& members, std::vector<Row>& rows, const Implementation& impl,
-                   const Placement& placement, const TimingPlan& timing)
+  RotatingSampling(const std::vector<MeasureEntry>& entries, std::vector<Row>& rows, const TimingPlan& timing)
       : rows_(rows), timing_(timing) {
-    for (std::size_t i = 0; i < members.size(); ++i) {
+    for (std::size_t i = 0; i < entries.size(); ++i) {
       if (!rows[i].check_passed) continue;
-      const CacheMode mode = members[i]->honoured(timing.cache);
-      members_.push_back({i, members[i]->sampler(impl, rows[i].policy, placement, mode),
-                          timing.throttle_fraction * members[i]->peak_clock_mhz()});
+      const MeasureEntry& e = entries[i];
+      const CacheMode mode = e.executor->honoured(timing.cache);
+      members_.push_back({i, e.executor->sampler(*e.impl, rows[i].policy, e.placement, mode),
+                          timing.throttle_fraction * e.executor->peak_clock_mhz()});
     }
+    const bool several_impls =
+        std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.impl != rows[0].impl; });
     for (auto& m : members_)
-      for (const auto& other : members_) rows_[m.row].group.push_back(rows_[other.row].toolchain);
+      for (const auto& other : members_) rows_[m.row].group.push_back(group_name(rows_[other.row], several_impls));
   }
 
   void run() {
@@ -164,23 +173,30 @@ class RotatingSampling {
 
 }  // namespace
 
-std::vector<Row> measure(const std::vector<Executor*>& members, const Implementation& impl,
-                         const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
-                         const TimingPlan& timing, const std::string& experiment) {
+std::vector<Row> measure(const std::vector<MeasureEntry>& entries, const Subject& subject, const TimingPlan& timing) {
   std::vector<Row> rows;
-  for (auto* e : members) rows.push_back(checked_row(*e, impl, requested, placement, subject, timing, experiment));
-  RotatingSampling(members, rows, impl, placement, timing).run();
-  for (std::size_t i = 0; i < members.size(); ++i) {
+  for (const MeasureEntry& e : entries) rows.push_back(checked_row(e, subject, timing));
+  RotatingSampling(entries, rows, timing).run();
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const MeasureEntry& e = entries[i];
     Row& row = rows[i];
-    row.placement = members[i]->placement_record(placement);
+    row.placement = e.executor->placement_record(e.placement);
     if (row.samples_ms.empty()) continue;  // failed its check, or every sample was throttled
     row.summary = summarize(row.samples_ms);
     if (timing.lesson_reps > 0)
-      row.lesson_mean_ms =
-          members[i]->time_back_to_back(impl, row.policy, placement, timing.lesson_warmups, timing.lesson_reps);
+      row.lesson_mean_ms = e.executor->time_back_to_back(*e.impl, row.policy, e.placement, timing.lesson_warmups,
+                                                         timing.lesson_reps);
     row.gbps = gigabytes_per_second(row.bytes_read, row.summary.median);
   }
   return rows;
+}
+
+std::vector<Row> measure(const std::vector<Executor*>& members, const Implementation& impl,
+                         const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
+                         const TimingPlan& timing, const std::string& experiment) {
+  std::vector<MeasureEntry> entries;
+  for (auto* e : members) entries.push_back({e, &impl, requested, placement, experiment});
+  return measure(entries, subject, timing);
 }
 
 void attach_floors(std::vector<Row>& rows) {

@@ -68,7 +68,9 @@ struct Row {
   std::vector<LoggedSample> sample_log;
   std::string cache_mode;            // cold or hot, as the executor honoured it
   StopOutcome stop;                  // why sampling stopped, and the noise then
-  std::vector<std::string> group;    // the executors sampled in rotation with this one, in round-0 order
+  // What was sampled in rotation with this row, in round-0 order: the
+  // toolchains, or where the entries differ in implementation, "toolchain impl".
+  std::vector<std::string> group;
   std::string control_of;            // an A/A control entry: the toolchain it repeats; "" otherwise
   std::string code;                  // the executor's code_path(): SASS for this GPU, driver-compiled PTX, host
   nlohmann::json placement;          // the executor's placement record (null on the CPU)
@@ -80,11 +82,25 @@ struct Row {
   nlohmann::json to_json() const;
 };
 
-// Checks one implementation on `subject` on every executor of `members`,
-// then times those that passed, sample by sample in a rotating order
-// (A B C, B C A, C A B, ...) until every one meets the stopping rule at the
-// end of a whole rotation, so each executor holds each position equally
-// often. One row per member, in the order of `members`.
+// One thing to time: an implementation with the policy and placement its
+// case asks for, on one executor.
+struct MeasureEntry {
+  Executor* executor = nullptr;
+  const Implementation* impl = nullptr;
+  LaunchPolicy requested;
+  Placement placement;
+  std::string experiment;
+};
+
+// Checks every entry on `subject`, then times those that passed, sample by
+// sample in a rotating order (A B C, B C A, C A B, ...) until every one
+// meets the stopping rule at the end of a whole rotation, so each entry
+// holds each position equally often, and a stretch of the machine running
+// slow lands on all of them alike. One row per entry, in their order.
+std::vector<Row> measure(const std::vector<MeasureEntry>& entries, const Subject& subject, const TimingPlan& timing);
+
+// One implementation on every executor of `members`: its toolchains
+// compared in rotation.
 std::vector<Row> measure(const std::vector<Executor*>& members, const Implementation& impl,
                          const LaunchPolicy& requested, const Placement& placement, const Subject& subject,
                          const TimingPlan& timing, const std::string& experiment);

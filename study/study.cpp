@@ -233,18 +233,12 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     cpu::reference(data, reference);
     const Subject subject{key.first, data, reference};
     for (auto* e : executors) e->load(data);
-    for (const Case* c : by_input[key]) {
-      std::vector<Executor*> members;
-      for (auto* e : executors)
-        if (e->supports(*c->impl)) members.push_back(e);
-      if (members.empty()) continue;
-      const TimingPlan& timing = c->impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
-      const CaseRange range(*c, members);  // a profiler attributes the case's launches by it (tools/ncu_profile.py)
-      for (Row& row : measure(members, *c->impl, c->policy, c->placement, subject, timing, c->experiment)) {
+    const auto report = [&](std::vector<Row> measured, std::uint64_t bins_offset) {
+      for (Row& row : measured) {
         std::ostringstream line;
-        line << "[" << ++done << "/" << total << "] " << c->experiment << " " << row.toolchain << " " << row.impl
+        line << "[" << ++done << "/" << total << "] " << row.experiment << " " << row.toolchain << " " << row.impl
              << " " << row.input << " " << with_commas(row.size) << " B (" << row.policy.str();
-        if (c->placement.bins_offset) line << ", bins +" << c->placement.bins_offset;
+        if (bins_offset) line << ", bins +" << bins_offset;
         line << "): ";
         if (!row.check_passed)
           line << "CHECK FAILED: " << row.check_detail;
@@ -256,7 +250,26 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
         progress(line.str());
         rows.push_back(std::move(row));
       }
+    };
+    // The CPU cases of an input are sampled in one rotation: a stretch of a
+    // shared machine running slow then lands on every one of them alike
+    // (and on their read floor), not on one whole case. A GPU case's
+    // toolchains are its rotation.
+    std::vector<MeasureEntry> cpu_entries;
+    for (const Case* c : by_input[key]) {
+      std::vector<Executor*> members;
+      for (auto* e : executors)
+        if (e->supports(*c->impl)) members.push_back(e);
+      if (members.empty()) continue;
+      if (c->impl->backend == Backend::cpu) {
+        for (auto* e : members) cpu_entries.push_back({e, c->impl, c->policy, c->placement, c->experiment});
+        continue;
+      }
+      const CaseRange range(*c, members);  // a profiler attributes the case's launches by it (tools/ncu_profile.py)
+      report(measure(members, *c->impl, c->policy, c->placement, subject, request.gpu_timing, c->experiment),
+             c->placement.bins_offset);
     }
+    if (!cpu_entries.empty()) report(measure(cpu_entries, subject, request.cpu_timing), 0);  // CPU bins lie anywhere
   }
   attach_floors(rows);
 }

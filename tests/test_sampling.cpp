@@ -24,8 +24,9 @@
 
 namespace {
 
-// Every sample() call of every scripted executor, in the order made.
-std::vector<std::string> g_calls;
+// Every sample() call of every scripted executor, in the order made, and
+// the implementation each sampled.
+std::vector<std::string> g_calls, g_impls;
 
 // An executor of `backend`'s implementations (the CPU's unless set) whose
 // samples take `ms` (cycling) at `clock_mhz` (cycling), and whose checked
@@ -50,10 +51,10 @@ class ScriptedExecutor final : public hs::Executor {
     hs::cpu::reference(data_, out.bins);
     return out;
   }
-  std::unique_ptr<hs::Sampler> sampler(const hs::Implementation&, const hs::LaunchPolicy&, const hs::Placement& p,
-                                       hs::CacheMode) override {
+  std::unique_ptr<hs::Sampler> sampler(const hs::Implementation& impl, const hs::LaunchPolicy&,
+                                       const hs::Placement& p, hs::CacheMode) override {
     placements.push_back(p.bins_offset);
-    return std::make_unique<Script>(*this);
+    return std::make_unique<Script>(*this, std::string(impl.name));
   }
   hs::CacheMode honoured(hs::CacheMode requested) const override { return requested; }
   double time_back_to_back(const hs::Implementation&, const hs::LaunchPolicy&, const hs::Placement&, int,
@@ -70,11 +71,12 @@ class ScriptedExecutor final : public hs::Executor {
  private:
   class Script final : public hs::Sampler {
    public:
-    explicit Script(ScriptedExecutor& e) : e_(e) {}
+    Script(ScriptedExecutor& e, std::string impl) : e_(e), impl_(std::move(impl)) {}
     void warm() override {}
     void reset_bins() override { ++e_.resets; }
     void sample() override {
       g_calls.push_back(e_.name_);
+      g_impls.push_back(impl_);
       pending_.push_back({e_.ms_[i_ % e_.ms_.size()], e_.clock_[i_ % e_.clock_.size()]});
       ++i_;
     }
@@ -82,6 +84,7 @@ class ScriptedExecutor final : public hs::Executor {
 
    private:
     ScriptedExecutor& e_;
+    std::string impl_;
     std::vector<hs::Sample> pending_;
     std::size_t i_ = 0;
   };
@@ -261,6 +264,38 @@ TEST_CASE("an A/A control is the same toolchain as an independent entry, labelle
   CHECK(rows[0].to_json()["control_of"].is_null());
   CHECK(rows[1].to_json()["control_of"] == "nvcc 13.0.88");
   CHECK(rows[1].toolchain == "nvcc 13.0.88 (A/A control)");
+}
+
+TEST_CASE("a study samples an input's CPU implementations in one rotation, a GPU case's toolchains in another") {
+  ScriptedExecutor cpu("cpu", {1.0, 1.1}), gpu("gpu", {2.0}), gpu2("gpu2", {2.0});
+  gpu.backend = gpu2.backend = hs::Backend::cuda;
+  hs::StudyRequest request;
+  request.impls = {"reference", "openmp_private", "lane_shared"};
+  request.inputs = {"uniform"};
+  request.sizes = {4096};
+  request.cpu_timing = request.gpu_timing = fixed(4);
+  const std::vector<hs::Executor*> executors = {&cpu, &gpu, &gpu2};
+  std::vector<hs::Row> rows;
+  g_calls.clear(), g_impls.clear();
+  hs::run_cases(hs::plan_cases(request, executors), executors, request, [](const std::string&) {}, rows);
+  // The CPU's: one sample of each at a time, the order rotating each round, never a case's samples in a row.
+  std::vector<std::string> on_cpu;
+  for (std::size_t i = 0; i < g_calls.size(); ++i)
+    if (g_calls[i] == "cpu") on_cpu.push_back(g_impls[i]);
+  const std::vector<std::string> impls = {on_cpu[0], on_cpu[1]};
+  CHECK(impls == std::vector<std::string>{"reference", "openmp_private"});
+  CHECK(on_cpu == std::vector<std::string>{"reference", "openmp_private", "openmp_private", "reference",
+                                           "reference", "openmp_private", "openmp_private", "reference"});
+  std::vector<std::string> timed;  // the floors the plan adds fail the scripted check (it sums no bytes)
+  for (const auto& row : rows) {
+    if (!row.check_passed) continue;
+    timed.push_back(row.toolchain + " " + row.impl);
+    const bool on_gpu = row.backend == "cuda";
+    CHECK(row.samples_ms.size() == 4);
+    CHECK(row.group == (on_gpu ? std::vector<std::string>{"gpu", "gpu2"}
+                               : std::vector<std::string>{"cpu reference", "cpu openmp_private"}));
+  }
+  CHECK(timed == std::vector<std::string>{"gpu lane_shared", "gpu2 lane_shared", "cpu reference", "cpu openmp_private"});
 }
 
 TEST_CASE("--grid and --block launch a run's GPU implementations; its CPU ones run without them") {
