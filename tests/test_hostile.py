@@ -297,19 +297,21 @@ class NothingLost(Case):
         doomed, out_dir = self.path("doomed.bin"), self.path("out")
         with open(doomed, "wb") as f:
             f.write(b"x" * 1000)
-        with running("run", "-i", "reference,openmp_private,openmp_fast", "--input", f"uniform,{doomed}", "-s",
-                     "8MiB", "-o", out_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        # An input's CPU rows are sampled in one rotation and reported at its end: once uniform's are, one_byte's
+        # rotation (a second or so at 32 MiB) still stands between the unlink and the file's read.
+        with running("run", "-i", "reference,openmp_private,openmp_fast", "--input", f"uniform,one_byte,{doomed}",
+                     "-s", "32MiB", "-o", out_dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
             first = proc.stderr.readline()
             while first and b"[1/" not in first:
                 first = proc.stderr.readline()
-            os.unlink(doomed)  # uniform is measured first; the file is read after
+            os.unlink(doomed)
             _, err = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn(b"doomed.bin", err)
         [saved] = self.results(out_dir)
         doc = load(saved)
         self.assertIn("doomed.bin", doc["incomplete"]["error"])
-        self.assertTrue(doc["rows"] and all(r["input"] == "uniform" for r in doc["rows"]))
+        self.assertEqual({r["input"] for r in doc["rows"]}, {"uniform", "one_byte"})
 
     def test_a_deleted_working_directory_loses_nothing(self):
         gone, out_dir = self.path("gone"), self.path("out")
