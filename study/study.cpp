@@ -137,6 +137,8 @@ void check_launch_applies(const StudyRequest& request, const std::vector<Case>& 
 TimingPlan StudyRequest::cpu_default_timing() {
   TimingPlan plan;
   plan.warmups = 1;
+  // 5 to 10 samples, to 1% noise or 1 s: an input's CPU implementations
+  // are sampled in one rotation (run_cases), so the second is theirs together.
   plan.stop = {5, 10, 0.01, 1.0};
   plan.cache = CacheMode::hot;  // the CPU's caches are not flushed
   plan.lesson_warmups = plan.lesson_reps = 0;
