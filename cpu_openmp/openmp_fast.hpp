@@ -24,8 +24,9 @@
 //                 11 GB/s a core, compute-bound (26-48% of the read floor).
 //                 On a Zen 4 (512-bit work on 256-bit units): 7.5-13.8 GB/s
 //                 in two study runs of the loop before (three planes, 64-bit
-//                 shifts; data/runs/20261203T1643*, 1645*), about 0.55
-//                 cycles a byte a core, half binning, half counting.
+//                 shifts; data/runs/20261203T1643*, 1645*); 0.52 cycles a
+//                 byte on one core at 1 MiB, half binning, half counting
+//                 (data/explorations/20261203T1630Z_cpu_kernel/runs/parts.txt).
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import jsonschema
 
 from plots import table as fmt
-from plots.environment import commit_line, cpu_name
+from plots.environment import commit_line, cpu_and_cores
 from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text,
                            registry_doc)
 from plots.table import MET, NOT_MET, Table
@@ -138,7 +138,6 @@ class Bench:
     name = property(lambda self: pathlib.Path(self.path).name)
     impl = property(lambda self: self.doc["impl"])
     backend = property(lambda self: self.doc["backend"])
-    host = property(lambda self: self.doc["environment"]["host"])
     bytes = property(lambda self: self.doc["file"]["bytes"])
     file_name = property(lambda self: pathlib.PurePath(self.doc["file"]["path"]).name)
     floor_entry = property(lambda self: self.doc["floor"]["entry"])
@@ -216,9 +215,9 @@ class Bench:
 
     @property
     def machine(self):
-        """'NVIDIA H200 (host Intel(R) Xeon(R) Processor (Emerald Rapids, family 6, model 207), 16 cores)' or
-        'AMD EPYC (Zen 4, family 25, model 17), 2 cores'."""
-        cpu = f"{cpu_name(self.doc['environment'])}, {self.host['logical_cores']} cores"
+        """'NVIDIA H200 (host Intel(R) Xeon(R) Processor (Emerald Rapids, family 6, model 207), 16 logical
+        cores)' or 'AMD EPYC (Zen 4, family 25, model 17), 2 logical cores'."""
+        cpu = cpu_and_cores(self.doc["environment"])
         device = self.doc.get("device")
         return f"{device['name']} (host {cpu})" if device else cpu
 

@@ -367,7 +367,6 @@ def cpu_table(view):
         c = view.compare(priv, input)
         cells.append(f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 2)})" if c else fmt.MISSING)
         rows.append(cells)
-    host = view.run.environment["host"]
     notes = [f"{cpu_and_cores(view.run.environment)}; threads: "
              + ", ".join(f"{i} {view.threads(i)}" for i in impls) + ".",
              f"GB/s over the median time; % floor: over {view.floor}'s GB/s on the same input in the same run. "

@@ -532,8 +532,8 @@ std::string describe_count_bench(const nlohmann::json& doc) {
            std::to_string(doc["threads"].get<int>()) + " reading threads, " + std::to_string(doc["buffers"].get<int>()) +
            " pinned buffers of " + with_commas(doc["chunk_bytes"].get<std::uint64_t>()) + " bytes\n";
   else
-    out += doc["environment"]["host"]["cpu"]["model_name"].get<std::string>() + ", " + std::to_string(doc["threads"].get<int>()) +
-           " threads, openmp_fast path " + doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
+    out += doc["environment"]["host"]["cpu_model"].get<std::string>() + ", " +
+           std::to_string(doc["threads"].get<int>()) + " threads, openmp_fast path " + doc["cpu_paths"]["openmp_fast"].get<std::string>() + "\n";
   char line[256];
   out += "  each timed pass after " + with_commas(std::uint64_t(std::llround(doc["settle_s"].get<double>() * 1000))) +
          " ms idle (--settle)\n";

@@ -295,7 +295,8 @@ TEST_CASE("a study samples an input's CPU implementations in one rotation, a GPU
     CHECK(row.group == (on_gpu ? std::vector<std::string>{"gpu", "gpu2"}
                                : std::vector<std::string>{"cpu reference", "cpu openmp_private"}));
   }
-  CHECK(timed == std::vector<std::string>{"gpu lane_shared", "gpu2 lane_shared", "cpu reference", "cpu openmp_private"});
+  CHECK(timed ==
+        std::vector<std::string>{"gpu lane_shared", "gpu2 lane_shared", "cpu reference", "cpu openmp_private"});
 }
 
 TEST_CASE("--grid and --block launch a run's GPU implementations; its CPU ones run without them") {
