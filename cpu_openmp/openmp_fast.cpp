@@ -226,10 +226,10 @@ HS_AVX512 void count_morsels(const std::uint8_t* p, std::uint64_t vectors, Group
 
 // Appends the morsels of v's `valid` bytes to their groups' buffers. Each
 // group's mask comes from a byte compare of the top two bits straight into a
-// mask register: ahead of two sign-bit masks combined in general registers
-// by 1-8% in 9 of 12 cases on a Zen 4, level in the rest, in rotation with
-// the A/A pair of the loop before
-// (data/explorations/20261203T1845Z_zen4_kernel, variant K).
+// mask register, not two sign-bit masks combined in general registers: in
+// rotation with the loop before's A/A pair, 0.7-8% ahead in 9 of 12 cases on
+// a Zen 4 (1-2% behind in 1), 2-5% ahead on 2 threads of the H200 host's
+// Xeon, within 2% on 16 (data/explorations/20261203T1845Z_zen4_kernel, K).
 HS_AVX512 inline void bin_vector(__m512i v, __mmask64 valid, std::uint8_t* out[kGroups]) {
   const __m512i morsels = _mm512_and_si512(v, _mm512_set1_epi8(0x3F));
   const __m512i tops = _mm512_xor_si512(v, morsels);

@@ -44,7 +44,7 @@
 // 8-22% faster on the Xeon, level or ahead on Zen 4, and kept; 32-byte or
 // masked stores, 256-bit compresses, binning one block while counting the
 // last, none faster) and data/explorations/20261203T1845Z_zen4_kernel/README.md
-// (Zen 4: group masks by compares, 1-8% faster, kept; fewer unaligned loads
+// (Zen 4: group masks by compares, up to 8% faster, kept; fewer unaligned loads
 // with shifts, 32-byte stores, no faster). What follows is the scalar path's.
 //
 // Why it is faster. openmp_private does one increment per byte on one
