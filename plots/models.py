@@ -248,6 +248,7 @@ class Models:
     small: object           # perf.Small: the subject at the lesson's size, or None
     sizes: object           # sizes.SizesModel of the sizes run (also the size sweep's figure), or None
     cpus: list              # [perf.CpuView] of the CPU runs with the CPU's subject
+    cpu_series: list        # [perf.CpuSeries]: each machine with two or more of those and the series runs
     benches: list           # [count_bench.Bench]: the count benchmark's files, CPU ones first
     claims: object          # claims.Audit
     t4_steps: list          # t4_steps
@@ -271,6 +272,8 @@ def build(study):
     firsts = [next(m for m in version_pairs if m.run is run) for run in sel.versions]
     shown = next((m for m in firsts if m.run.path == sel.version.path), None)
     view = perf.PerfView(sel.perf) if sel.perf else None
+    cpus = [perf.CpuView(run) for run in sel.subject_cpu_runs]
+    series = cpus + [perf.CpuView(run) for run in sel.series_runs if run not in sel.subject_cpu_runs]
     first = gpu_list[0].view if gpu_list else None
     return Models(
         study=study, t4=t4, gpus=gpu_list, lesson_bars=lesson_bars(gpu_list, t4) if gpu_list else None,
@@ -287,6 +290,6 @@ def build(study):
         sweep_lines=sweep_lines(study, published, sweeps),
         perf=view, perf_bars=perf_bars(view) if view else None, small=perf.small_model(sel.lesson),
         sizes=sizes.model(sel.sizes, lesson_size(t4)) if sel.sizes else None,
-        cpus=[perf.CpuView(run) for run in sel.subject_cpu_runs],
+        cpus=cpus, cpu_series=perf.cpu_series(series),
         benches=sorted(sel.benches, key=lambda b: b.backend),
         claims=claims.audit(study.all_runs(), published), t4_steps=t4_steps(study.audit, study.ptx))

@@ -10,7 +10,10 @@ CPU: for each CPU, the run plots/selection.py picks: the CPU's subject against
 its privatized implementation and the single-thread reference (the oracle) on
 every input, as GB/s and percent of the parallel read floor of the same run,
 with the code path each row of the subject ran (its run-time dispatch) and,
-on a 2-core machine whose CPU has AVX-512, the study's GB/s target.
+on a 2-core machine whose CPU has AVX-512, the study's GB/s target. Where
+one machine has several runs (its cpu runs and the series the manifest
+names), one more table gives each of them a line: how the same code fares
+from run to run on one host.
 
 Implementations are found by their roles (plots/results.py), never by name.
 """
@@ -19,10 +22,10 @@ from dataclasses import dataclass
 
 from plots import stats
 from plots import table as fmt
-from plots.environment import (NOT_RECORDED, cpu_and_cores, executor_describe, find_value, gpu_line, gpu_record,
-                               toolchain_line)
-from plots.results import Kernel, find_row, find_rows, roles
-from plots.selection import CPU_EXPERIMENTS
+from plots.environment import (NOT_RECORDED, commit_line, cpu_and_cores, executor_describe, find_value, gpu_line,
+                               gpu_record, toolchain_line)
+from plots.results import Kernel, find_row, find_rows, roles, run_order_key
+from plots.selection import CPU_EXPERIMENTS, cpu_host
 from plots.table import MET, NOT_MET, Table
 
 EXPERIMENT = "perf"
@@ -349,6 +352,47 @@ def cpu_margins(view):
     return min(found) if found else None
 
 
+@dataclass(frozen=True)
+class CpuSeries:
+    machine: str    # the CPU and its logical cores, in words
+    views: list     # [CpuView] of that machine's runs, oldest first
+
+    @property
+    def judged(self):
+        """The runs the study's GB/s target applies to."""
+        return [v for v in self.views if v.rate_verdict in (MET, NOT_MET)]
+
+
+def cpu_series(views):
+    """[CpuSeries] of each machine (CPU and logical cores) with two or more of `views`, by its first run."""
+    machines = {}
+    for view in sorted(views, key=lambda v: run_order_key(v.run.path)):
+        machines.setdefault(cpu_host(view.run), []).append(view)
+    return [CpuSeries(cpu_and_cores(vs[0].run.environment), vs) for vs in machines.values() if len(vs) >= 2]
+
+
+def cpu_series_table(series):
+    first = series.views[0]
+    s, floor = first.subject, first.floor
+    columns = ["run", "commit", f"{s} GB/s", f"{floor} GB/s", f"{s} % floor", f"inputs at >= {CPU_MIN_GBPS:g} GB/s",
+               "target"]
+    rows = []
+    for v in series.views:
+        rates = [v.gbps(s, i) for i in v.inputs]
+        rows.append([v.run.name, commit_line(v.run.doc["provenance"]), fmt.value_range(rates, 2),
+                     fmt.value_range([v.gbps(floor, i) for i in v.inputs], 2),
+                     fmt.value_range([v.pct(s, i) for i in v.inputs], 1, "%"),
+                     f"{sum(r is not None and r >= CPU_MIN_GBPS for r in rates)} of {len(v.inputs)}", v.rate_verdict])
+    judged = series.judged
+    met = sum(v.rate_verdict == MET for v in judged)
+    notes = [f"{series.machine}: each run's {s} and {floor} over the inputs of its CPU table's experiments, medians "
+             f"per input; % floor over {floor} on the same input in the same run.",
+             f"{s} at >= {CPU_MIN_GBPS:g} GB/s on every input (the study's target for a {CPU_TARGET_CORES}-core "
+             f"machine with AVX-512): met in {met} of these {len(judged)} runs." if judged else
+             f"The study's GB/s target is not judged on this machine."]
+    return Table(f"CPU: {s} run by run on {series.machine}", columns, rows, notes, align="llrrrrl")
+
+
 def cpu_table(view):
     s, priv, oracle = view.subject, view.privatized, view.oracle
     impls = (view.floor, oracle, priv, s)
@@ -473,9 +517,9 @@ def small_table(m):
 
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(view, small, cpus, not_yet):
+def perf_tables(view, small, cpus, not_yet, series=()):
     """The GPU's PerfView tables (`not_yet` where None), the subject at the lesson's size (a Small, or None),
-    and a table per CpuView."""
+    a table per CpuView, and one per CpuSeries."""
     if view:
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
@@ -483,6 +527,7 @@ def perf_tables(view, small, cpus, not_yet):
     if small:
         tables.append(small_table(small))
     tables += [cpu_table(cpu) for cpu in cpus]
+    tables += [cpu_series_table(s) for s in series]
     if not cpus:
         tables.append(Table("Performance (CPU)", ["input"], [],
                             [f"{NOT_HERE}: no run in data/runs holds CPU rows of {SUBJECT.name('cpu')}."]))

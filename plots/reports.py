@@ -408,7 +408,7 @@ def performance_report(m):
                        "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
-                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"))), sizes_section(m),
+                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"), m.cpu_series)), sizes_section(m),
                  count_section(m))
 
 

@@ -20,6 +20,8 @@ name a run that does not fit):
   sizes       GPU sizes rows: the subject and the peer beside the read floor from 1 MiB to 4 GiB
   blocks      GPU blocks rows: the block-size claim
   cpu         CPU rows, one run per CPU: the CPU performance report
+  series      CPU rows of the CPU's subject, one of a series of runs on one machine: a line each in the CPU
+              report's table of that machine's runs (beside its cpu runs), no tables of its own
   history     three or more NVRTC releases' modules: the release history
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
@@ -95,6 +97,7 @@ ROLES = {
     "sizes": ("GPU sizes rows", lambda r: r.has_gpu_rows("sizes")),
     "blocks": ("GPU blocks rows", lambda r: r.has_gpu_rows("blocks")),
     "cpu": ("CPU rows", has_cpu_rows),
+    "series": ("CPU rows of the CPU's subject", lambda r: has_cpu_rows(r, CPU_SUBJECT)),
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
 }
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
@@ -129,6 +132,7 @@ class Selection:
     history = property(lambda self: self.first("history"))
     versions = property(lambda self: self.roles.get("versions", []))
     cpu_runs = property(lambda self: self.roles.get("cpu", []))
+    series_runs = property(lambda self: self.roles.get("series", []))
 
     @property
     def subject_cpu_runs(self):
@@ -242,7 +246,7 @@ def _manifest_bench(data_dir, name, shown_prefix, where):
 
 # ---- a user's own runs: by content --------------------------------------------------------------------
 
-def _cpu_host(run):
+def cpu_host(run):
     return (cpu_name(run.environment), run.environment["host"].get("logical_cores"))
 
 
@@ -250,7 +254,7 @@ def newest_cpu_runs(runs):
     """For each CPU (model, with its family and model numbers where recorded, and logical cores), the newest run
     with CPU rows of its subject, oldest first; with none, the newest run with CPU rows alone; else []. A GPU
     machine's own CPU rows must not hide a smaller machine's run, nor a Zen 5's run a Zen 4's."""
-    newest = {_cpu_host(run): run for run in runs if has_cpu_rows(run, CPU_SUBJECT)}
+    newest = {cpu_host(run): run for run in runs if has_cpu_rows(run, CPU_SUBJECT)}
     if newest:
         return sorted(newest.values(), key=lambda r: run_order_key(r.path))
     with_cpu = [r for r in runs if has_cpu_rows(r)]
@@ -278,6 +282,8 @@ def by_content(runs, source="the runs given", benches=()):
             roles[role] = found
         elif role == "cpu":
             roles[role] = newest_cpu_runs(usable)
+        elif role == "series":
+            continue    # a series is the paper's choice, written in its manifest
         elif found:
             roles[role] = found[-1:]
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}

@@ -57,7 +57,7 @@ class CpuName(unittest.TestCase):
         zen5 = dict(self.ZEN4, family="26", model="2")
         runs = [types.SimpleNamespace(environment={"host": {"cpu_model": "AMD EPYC", "logical_cores": 2, "cpu": c}})
                 for c in (self.ZEN4, zen5)]
-        self.assertNotEqual(selection._cpu_host(runs[0]), selection._cpu_host(runs[1]))
+        self.assertNotEqual(selection.cpu_host(runs[0]), selection.cpu_host(runs[1]))
 
 
 if __name__ == "__main__":

@@ -2,11 +2,12 @@
 written to temporary directories (never data/) and read back through the schema."""
 import copy
 import pathlib
+import shutil
 import tempfile
 import unittest
 
 from plots import perf, selection
-from plots.results import implementation, load_run
+from plots.results import ResultError, implementation, load_run
 from plots.tests import fixtures, synthetic
 
 SIZE = 1 << 30
@@ -182,6 +183,38 @@ class Verdicts(unittest.TestCase):
         unrecorded = self._cpu_view("e.json", {"uniform": 12.0}, code="host")
         self.assertEqual(unrecorded.rate_verdict, perf.PATHS_NOT_RECORDED)
         self.assertIn("| not recorded |", perf.cpu_table(unrecorded).markdown())
+
+    def test_a_machines_runs_side_by_side(self):
+        views = [self._cpu_view("20990101T000000Z_a.json", {"uniform": 12.0, "one_byte": 11.0}),
+                 self._cpu_view("20990101T000001Z_b.json", {"uniform": 9.0, "one_byte": 11.0}),
+                 self._cpu_view("20990101T000002Z_c.json", {"uniform": 40.0}, cores=16),
+                 self._cpu_view("20990101T000003Z_d.json", {"uniform": 10.5, "one_byte": 10.0})]
+        series = perf.cpu_series(views[::-1])
+        self.assertEqual([[v.run.name for v in s.views] for s in series],
+                         [["20990101T000000Z_a.json", "20990101T000001Z_b.json", "20990101T000003Z_d.json"]])
+        text = perf.cpu_series_table(series[0]).markdown()
+        self.assertIn("| 20990101T000001Z_b.json |", text)
+        self.assertIn("| 9.00 to 11.00 | 40.00 | 22.5 to 27.5% | 1 of 2 | not met |", text)
+        self.assertIn("met in 2 of these 3 runs.", text)
+        # One run of a machine is no series; a machine the target is not set for is not judged.
+        self.assertEqual(perf.cpu_series(views[:1]), [])
+        many = perf.cpu_series([views[2], self._cpu_view("20990101T000004Z_e.json", {"uniform": 41.0}, cores=16)])
+        self.assertIn("The study's GB/s target is not judged on this machine.", perf.cpu_series_table(many[0]).markdown())
+
+    def test_a_series_run_needs_the_cpu_subjects_rows(self):
+        cpu = fixtures.cpu_only_doc(fixtures.real_run_doc())
+        without = copy.deepcopy(cpu)
+        without["rows"] = [r for r in without["rows"] if r["impl"] != CPU_SUBJECT]
+        runs = {"20990101T000000Z_cpu.json": cpu, "20990101T000001Z_cpu.json": without}
+        data = fixtures.data_dir(self.tmp.name, runs, manifest=[("20990101T000000Z_cpu.json", "series", "x")])
+        self.assertEqual([r.name for r in selection.load(data).series_runs], ["20990101T000000Z_cpu.json"])
+        shutil.rmtree(data)
+        data = fixtures.data_dir(self.tmp.name, runs, manifest=[("20990101T000001Z_cpu.json", "series", "x")])
+        with self.assertRaises(ResultError) as caught:
+            selection.load(data)
+        self.assertIn("cannot be the series run: it holds no CPU rows of the CPU's subject", str(caught.exception))
+        # A user's own appendix has no series: it is the paper's choice.
+        self.assertNotIn("series", list(selection.by_content([load_run(data / "runs" / n) for n in runs]).roles))
 
     def _lesson_run(self, name, subject_gbps, samples=12):
         """A GPU lesson run at 64 MiB: read_floor, cub at 3,000 GB/s, lane_shared at subject_gbps ({input: GB/s})."""
