@@ -273,7 +273,7 @@ def build(study):
     shown = next((m for m in firsts if m.run.path == sel.version.path), None)
     view = perf.PerfView(sel.perf) if sel.perf else None
     cpus = [perf.CpuView(run) for run in sel.subject_cpu_runs]
-    series = cpus + [perf.CpuView(run) for run in sel.series_runs if run not in sel.subject_cpu_runs]
+    series = cpus + [perf.CpuView(run) for run in sel.series_runs]
     first = gpu_list[0].view if gpu_list else None
     return Models(
         study=study, t4=t4, gpus=gpu_list, lesson_bars=lesson_bars(gpu_list, t4) if gpu_list else None,

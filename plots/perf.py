@@ -286,6 +286,11 @@ class CpuView:
         self.floor_paths = {i: self.path(self.floor, i) for i in self.inputs}
         self.rate_verdict = cpu_rate_verdict(self)
 
+    @property
+    def subject_rates(self):
+        """The subject's median GB/s on each input (None where it has no row)."""
+        return [self.gbps(self.subject, i) for i in self.inputs]
+
     def row(self, impl, input):
         return next((r for e in CPU_EXPERIMENTS for r in find_rows(self.run, experiment=e, backend="cpu",
                                                                      size=self.size, impl=impl, input=input)), None)
@@ -340,7 +345,7 @@ def cpu_rate_verdict(view):
         return PATHS_NOT_RECORDED
     if not any(p.startswith(CPU_TARGET_PATH) for p in paths):
         return NO_TARGET_ISA
-    rates = [view.gbps(view.subject, i) for i in view.inputs]
+    rates = view.subject_rates
     return MET if None not in rates and min(rates) >= CPU_MIN_GBPS else NOT_MET
 
 
@@ -364,9 +369,10 @@ class CpuSeries:
 
 
 def cpu_series(views):
-    """[CpuSeries] of each machine (CPU and logical cores) with two or more of `views`, by its first run."""
+    """[CpuSeries] of each machine (CPU and logical cores) with two or more runs among `views` (a run given twice
+    counts once), by its first run."""
     machines = {}
-    for view in sorted(views, key=lambda v: run_order_key(v.run.path)):
+    for view in sorted({v.run.path: v for v in views}.values(), key=lambda v: run_order_key(v.run.path)):
         machines.setdefault(cpu_host(view.run), []).append(view)
     return [CpuSeries(cpu_and_cores(vs[0].run.environment), vs) for vs in machines.values() if len(vs) >= 2]
 
@@ -378,7 +384,7 @@ def cpu_series_table(series):
                "target"]
     rows = []
     for v in series.views:
-        rates = [v.gbps(s, i) for i in v.inputs]
+        rates = v.subject_rates
         rows.append([v.run.name, commit_line(v.run.doc["provenance"]), fmt.value_range(rates, 2),
                      fmt.value_range([v.gbps(floor, i) for i in v.inputs], 2),
                      fmt.value_range([v.pct(s, i) for i in v.inputs], 1, "%"),
@@ -389,7 +395,7 @@ def cpu_series_table(series):
              f"per input; % floor over {floor} on the same input in the same run.",
              f"{s} at >= {CPU_MIN_GBPS:g} GB/s on every input (the study's target for a {CPU_TARGET_CORES}-core "
              f"machine with AVX-512): met in {met} of these {len(judged)} runs." if judged else
-             f"The study's GB/s target is not judged on this machine."]
+             "The study's GB/s target is not judged on this machine."]
     return Table(f"CPU: {s} run by run on {series.machine}", columns, rows, notes, align="llrrrrl")
 
 

@@ -21,7 +21,9 @@ name a run that does not fit):
   blocks      GPU blocks rows: the block-size claim
   cpu         CPU rows, one run per CPU: the CPU performance report
   series      CPU rows of the CPU's subject, one of a series of runs on one machine: a line each in the CPU
-              report's table of that machine's runs (beside its cpu runs), no tables of its own
+              report's table of that machine's runs (beside its cpu runs; a machine with one run has no such
+              table), and no CPU tables of its own; like every run named, it is in the environments and the
+              claims audit
   history     three or more NVRTC releases' modules: the release history
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
@@ -277,13 +279,13 @@ def by_content(runs, source="the runs given", benches=()):
     usable = [r for r in runs if r.path not in left_out]
     roles = {}
     for role, (what, fits) in ROLES.items():
+        if role == "series":
+            continue    # a series is the paper's choice, written in its manifest
         found = [r for r in usable if fits(r) and not _problem(r, role, roles)]
         if role == "versions":
             roles[role] = found
         elif role == "cpu":
             roles[role] = newest_cpu_runs(usable)
-        elif role == "series":
-            continue    # a series is the paper's choice, written in its manifest
         elif found:
             roles[role] = found[-1:]
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}

@@ -189,11 +189,12 @@ class Verdicts(unittest.TestCase):
                  self._cpu_view("20990101T000001Z_b.json", {"uniform": 9.0, "one_byte": 11.0}),
                  self._cpu_view("20990101T000002Z_c.json", {"uniform": 40.0}, cores=16),
                  self._cpu_view("20990101T000003Z_d.json", {"uniform": 10.5, "one_byte": 10.0})]
-        series = perf.cpu_series(views[::-1])
+        series = perf.cpu_series(views[::-1] + views[:1])   # newest first, and a run given twice
         self.assertEqual([[v.run.name for v in s.views] for s in series],
                          [["20990101T000000Z_a.json", "20990101T000001Z_b.json", "20990101T000003Z_d.json"]])
         text = perf.cpu_series_table(series[0]).markdown()
-        self.assertIn("| 20990101T000001Z_b.json |", text)
+        commit = views[1].run.doc["provenance"]["git_commit"][:12]
+        self.assertIn(f"| 20990101T000001Z_b.json | {commit} |", text)
         self.assertIn("| 9.00 to 11.00 | 40.00 | 22.5 to 27.5% | 1 of 2 | not met |", text)
         self.assertIn("met in 2 of these 3 runs.", text)
         # One run of a machine is no series; a machine the target is not set for is not judged.
