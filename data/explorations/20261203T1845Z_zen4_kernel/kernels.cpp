@@ -142,7 +142,8 @@ int main(int argc, char** argv) {
                          {"L4", count_all<4, false, false>}, {"L2", count_all<2, false, false>},
                          {"L1", count_all<1, false, false>}, {"B1", count_all<8, true, false>},
                          {"K", count_all<8, false, true>}, {"B1+K", count_all<8, true, true>},
-                         {"L4+B1+K", count_all<4, true, true>}, {"L8 (cur, copied)", count_all<8, false, false>}};
+                         {"L4+B1+K", count_all<4, true, true>}, {"L8 (cur, copied)", count_all<8, false, false>},
+                         {"L1+K", count_all<1, false, true>}, {"L2+K", count_all<2, false, true>}};
   // VARIANTS=name,name,... picks some (cur and its repeat always run)
   std::vector<Variant> vs(all, all + 2);
   const std::string pick = std::getenv("VARIANTS") ? std::string(",") + std::getenv("VARIANTS") + "," : "";
