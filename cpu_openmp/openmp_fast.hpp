@@ -23,11 +23,12 @@
 //                 GB/s on every lesson and sweep input at 67,109,475 bytes,
 //                 against 8.3-14.4 for scalar-8x16 in the same runs; about
 //                 11 GB/s a core, compute-bound (26-48% of the read floor).
-//                 On a Zen 4 (512-bit work on 256-bit units): 7.5-13.8 GB/s
-//                 in two study runs of the loop before (three planes, 64-bit
-//                 shifts; data/runs/20261203T1643*, 1645*); 0.52 cycles a
+//                 On a Zen 4 (512-bit work on 256-bit units): 0.52 cycles a
 //                 byte on one core at 1 MiB, half binning, half counting
-//                 (data/explorations/20261203T1630Z_cpu_kernel/runs/parts.txt).
+//                 (data/explorations/20261203T1630Z_cpu_kernel/runs/parts.txt);
+//                 this loop in eight study runs on one 2-core guest, 4.2-14.1
+//                 GB/s, at least 10 on every input in one of them, the host
+//                 setting the pace (data/explorations/20261203T1850Z_zen4_hours).
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),
