@@ -46,7 +46,10 @@
 // masked stores, 256-bit compresses, binning one block while counting the
 // last, none faster) and data/explorations/20261203T1845Z_zen4_kernel/README.md
 // (Zen 4: group masks by compares, up to 8% faster, kept; fewer unaligned loads
-// with shifts no faster, 32-byte stores not clearly). What follows is the scalar path's.
+// with shifts no faster, 32-byte stores not clearly) and
+// data/explorations/20261204T2145Z_eight_groups/README.md (Zen 4: eight groups
+// with one-hot dwords 10-32% slower; binning blocks of 4-16 KiB slower on two
+// threads). What follows is the scalar path's.
 //
 // Why it is faster. openmp_private does one increment per byte on one
 // counter per value: on one_byte (and distinct_1, distinct_2) each increment
