@@ -174,9 +174,13 @@ std::vector<FoundToolchain> find_toolchains() {
 }
 
 std::shared_ptr<const NvrtcLibrary> nvrtc_of_spec(const std::string& spec) {
-  const auto library = nvrtc_library_of(spec);
-  if (!library) throw UsageError("nvcc's kernels are built into the binary at build time; name NVRTC toolchains");
-  return load_nvrtc(*library);
+  const ToolchainSpec parsed = parse_toolchain(spec);
+  if (parsed.kind != ToolchainSpec::Kind::nvrtc)
+    throw UsageError("toolchain " + spec + ": " +
+                     (parsed.kind == ToolchainSpec::Kind::nvcc ? "nvcc's kernels are built into the binary at build time"
+                                                               : "a modules directory holds kernels already built") +
+                     "; name NVRTC toolchains here (nvrtc, nvrtc:/path/to/libnvrtc.so.N)");
+  return load_nvrtc(parsed.path);
 }
 
 }  // namespace hs::gpu

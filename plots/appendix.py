@@ -99,6 +99,11 @@ def lesson_section(m):
     if not gpu_list:
         return blocks + [Para(f"The lesson's table: {m.missing('lesson')}")]
     runs = " and ".join(f"`{g.view.run.path}`" for g in gpu_list)
+    if m.study.beside and all(g.kind for g in gpu_list):   # a user's appendix, the study's GPU alone
+        detail = m.study.sel.missing("lesson").partition(": ")[2]
+        blocks.append(Para(f"{detail[:1].upper()}{detail[1:]} The table and figure below are the "
+                           "study's; what your runs measured on the CPU is in [the performance report]"
+                           "(reports/performance.md) and [the sweep report](reports/sweep.md)."))
     return blocks + [
         Para(lesson_prose(m)),
         TableBlock(lesson_table(gpu_list, t4), "lesson", wide=True),
@@ -248,7 +253,7 @@ def history_prose(h):
 def history_section(m):
     h = m.history
     if not h or not h.series:
-        return [history_slot(m.study.releases)]
+        return [history_slot(m.study.releases, m.missing("history"))]
     stepped = [s for s in h.series if s.steps]
     table = history.history_table(h, stepped or h.series[:1])
     table.title = "Release steps beyond the A/A noise" if stepped else table.title
@@ -259,14 +264,16 @@ def history_section(m):
                                       "A/A noise.", f"`{h.run.path}`; `data/codegen/`")]
 
 
-def history_slot(releases):
-    """The marked place for the release history, over the releases the study lists (data/nvrtc-releases.csv)."""
+def history_slot(releases, missing):
+    """The marked place for the release history, over the releases the study lists (data/nvrtc-releases.csv);
+    `missing` says why it is empty (a user's appendix: where the study's own history is)."""
     span = f"CUDA {releases[0]} to {releases[-1]}" if releases else "every CUDA release"
-    return Slot(f"Release history, {span}: not measured yet.",
+    why, _, detail = missing.partition(": ")
+    return Slot(f"Release history, {span}: {why}.",
                 f"This place is kept for the same comparison across every NVRTC release of {span} "
                 f"({len(releases) or 'each'} releases) on one GPU and driver, each against the one before under an "
                 "A/A control (a run of `histostudy run --toolchain nvcc,modules:DIR`, read by "
-                "`python3 -m plots.history`). No such run is in the paper yet: nothing here is a result.")
+                f"`python3 -m plots.history`). {detail[:1].upper()}{detail[1:]} Nothing here is a result.")
 
 
 def versions_section(m):

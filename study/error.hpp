@@ -2,9 +2,19 @@
 // the user. Library code throws it; only the CLI (study/main.cpp) catches it,
 // prints it and exits non-zero.
 #pragma once
+#include <new>
 #include <stdexcept>
+#include <string>
 
 namespace hs {
+
+// An exception's one line for the user: its own message, or for a failed
+// allocation (whose message is "std::bad_alloc") what ran out.
+inline std::string message_of(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e))
+    return "out of memory: this machine, or its limits (ulimit -v), cannot hold what was asked; try a smaller size";
+  return e.what();
+}
 
 class Error : public std::runtime_error {
  public:

@@ -130,7 +130,15 @@ struct RunOptions {
   std::string run_id;  // --run-id: the run of several GPUs or Slurm tasks this one is part of
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
+  std::vector<std::string> gpu_options;  // those of kGpuOnlyOptions given on the command line
 };
+
+// run's options that only GPU implementations take (the CPU's timing is its
+// own: one warm-up, 5 to 10 samples within a second, hot).
+constexpr const char* kGpuOnlyOptions[] = {"--grid",     "--block",       "--toolchain", "--control",
+                                           "--warmups",  "--reps",        "--max-reps",  "--lesson-reps",
+                                           "--noise",    "--max-time",    "--cache",     "--throttle",
+                                           "--bins-offset"};
 
 std::vector<hs::Placement> parse_placements(const std::vector<std::string>& items) {
   std::vector<hs::Placement> out;
@@ -217,6 +225,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
   request.gpu_timing.throttle_fraction = opt.throttle;
   request.gpu_timing.lesson_reps = opt.lesson_reps;
+  request.gpu_options = opt.gpu_options;
   if (!opt.run_id.empty()) hs::check_run_id(opt.run_id);
   check_before_measuring(opt);
   if (hs::names_several_devices(opt.device)) return run_on_gpus(opt, argv);
@@ -540,6 +549,21 @@ int main(int argc, char** argv) {
       return stdout_status();
     }
     // A usage error: one line, exit 2, whatever CLI11's own code would be.
+    // Options before any command that `run` would take: run typed without its name.
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && app.get_subcommands().empty() && argc > 1 && argv[1][0] == '-') {
+      std::vector<std::string> as_run(std::make_reverse_iterator(args.end()), std::make_reverse_iterator(args.begin() + 1));
+      as_run.push_back("run");  // CLI11 takes the words last first
+      std::string line;
+      for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+      try {
+        app.clear();
+        app.parse(as_run);
+        std::cerr << "histostudy: error: options come after a command; did you mean: histostudy run" << line
+                  << " (see --help)\n";
+        return 2;
+      } catch (const CLI::ParseError&) {  // not run's either: CLI11's own words
+      }
+    }
     std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
     return 2;
   }
@@ -580,6 +604,8 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*cubins) return cubins_command(cubin_toolchains, cubin_archs, cubin_dir);
+    for (const char* name : kGpuOnlyOptions)
+      if (run->count(name) > 0) run_opt.gpu_options.push_back(name);
     return run_study(run_opt, args);
   } catch (const hs::UsageError& e) {
     std::cerr << "histostudy: error: " << e.what() << "\n";
@@ -587,7 +613,7 @@ int main(int argc, char** argv) {
   } catch (const hs::ClosedPipe&) {
     return kClosedPipeStatus;
   } catch (const std::exception& e) {
-    std::cerr << "histostudy: error: " << e.what() << "\n";
+    std::cerr << "histostudy: error: " << hs::message_of(e) << "\n";
     return 1;
   }
 }

@@ -235,7 +235,7 @@ RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases
     run_cases(cases, ex.all(), request, progress, record.rows);
     record.hardware = shared_rates_if_asked(request, ex);
   } catch (const std::exception& e) {  // keep every measurement taken: the file says where it stopped
-    record.incomplete = e.what();
+    record.incomplete = message_of(e);
     attach_floors(record.rows);
   }
   record.environment = environment_record(ex);

@@ -122,13 +122,26 @@ std::vector<const Implementation*> selected(const Experiment& e, const std::vect
   return out;
 }
 
-// --grid and --block are the GPU's: a run with no GPU implementation to
-// launch is refused before it measures anything.
-void check_launch_applies(const StudyRequest& request, const std::vector<Case>& cases,
-                          const std::vector<Executor*>& executors) {
-  if (!request.policy.grid && !request.policy.block) return;
+// "a", "a and b", "a, b and c".
+std::string spoken_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+// --grid, --block, --cache, --toolchain and the other GPU-only options: a run
+// with no GPU implementation refuses them before it measures anything, rather
+// than run without what was asked.
+void check_gpu_options_apply(const StudyRequest& request, const std::vector<Case>& cases,
+                             const std::vector<Executor*>& executors) {
+  std::vector<std::string> named = request.gpu_options;
+  for (const auto& [set, name] : {std::pair{request.policy.grid != 0, "--grid"}, {request.policy.block != 0, "--block"}})
+    if (set && std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
+  if (named.empty()) return;
   if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.impl->backend == Backend::cuda; })) return;
-  throw UsageError(std::string("--grid and --block launch GPU implementations, and this run has none (") +
+  throw UsageError(spoken_list(named) + (named.size() == 1 ? " applies" : " apply") +
+                   " to GPU implementations, and this run has none (" +
                    (has_gpu_executor(executors) ? "those named run on the CPU" : "no usable CUDA GPU here") + ")");
 }
 
@@ -187,7 +200,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
       add_cases(cases, name, inputs, e_sizes, subjects, policy, passes, e_placements);
     }
   }
-  check_launch_applies(request, cases, executors);
+  check_gpu_options_apply(request, cases, executors);
   add_floors(cases, executors);
   return checked_and_unique(cases);
 }

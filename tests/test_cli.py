@@ -125,6 +125,7 @@ class Count(unittest.TestCase):
         self.assertGreater(doc["count_control_pct"], 0)
         self.assertRegex(out.stdout.decode(), r"\(A/A control: [0-9]+%; count's own: [0-9]+%\)")
         self.assertIn("each timed pass after 50 ms idle", out.stdout.decode())
+        self.assertNotIn("a file under 1 MiB", out.stdout.decode())   # 1 MiB and 3 bytes
         self.assertGreater(doc["counting_alone"]["pct_of_read"], 0)
         self.assertIn("counting alone, the file's bytes in memory: ", out.stdout.decode())
         for e in doc["entries"]:
@@ -151,6 +152,8 @@ class Count(unittest.TestCase):
             with open(saved, encoding="utf-8") as f:
                 doc = json.load(f)
             self.assertEqual(doc["settle_s"], int(settle, 10) / 1000)
+            self.assertIn("(a file under 1 MiB: a pass this short times mostly its calls' own costs",
+                          out.stdout.decode())
             self.assertGreaterEqual(doc["machine"]["timed_s"], at_least)
         for bad in ("-1", "10001", "1.5"):
             refused = run("count-bench", path, "--settle", bad, "--no-save")
@@ -489,6 +492,9 @@ class Generate(unittest.TestCase):
         e(self, "run", "--cache", "warm", "-s", "611", "--no-save", code=2, says="warm")
         e(self, "run", "--lesson-reps", "-1", "-s", "611", "--no-save", code=2, says="is outside 0..100000")
         e(self, "run", "--control", "bogus", "-s", "611", "--no-save", code=2, says="unknown toolchain 'bogus'")
+        e(self, "-s", "611", "-i", "reference", "--no-save", code=2,   # run's options, run's name left out
+          says="options come after a command; did you mean: histostudy run -s 611 -i reference --no-save")
+        e(self, "-s", "611", "--bogus", code=2, says="not expected: --bogus")   # no command takes these
         if built_with_cuda():
             e(self, "cubins", "-o", tempfile.gettempdir(), "--arch", "12x", code=2, says="compute capability")
         if "[cannot run here]" in run("list").stdout.decode():  # a machine without a usable GPU
@@ -532,7 +538,7 @@ class Device(unittest.TestCase):
 
     def test_a_run_id_is_recorded(self):
         with tempfile.TemporaryDirectory() as d:
-            r = run("run", "-s", "4096", "--impl", "reference", "--reps", "3", "--run-id", "fleet-7", "-o", d)
+            r = run("run", "-s", "4096", "--impl", "reference", "--run-id", "fleet-7", "-o", d)
             self.assertEqual(r.returncode, 0, r.stderr.decode())
             with open(os.path.join(d, os.listdir(d)[0])) as f:
                 self.assertEqual(json.load(f)["run_id"], "fleet-7")

@@ -5,7 +5,8 @@ missing or too old (Ubuntu 22.04 ships 0.61) and where the nlohmann-json
 package is: DEV_MESON=pypi forces the pinned PyPI meson and ninja in
 .deps/venv, DEV_JSON=pypi the pinned PyPI nlohmann-json (into a temporary
 VENDOR_INCLUDE), with which `./dev test` must configure, build (CPU only, in
-a temporary build folder) and pass the doctest suites. Exits 77 (skipped)
+a temporary build folder) and pass the doctest suites, and `./dev test` of a
+name that matches no test must fail. Exits 77 (skipped)
 only when PyPI or python3-venv is not reachable here. Usage: test_dev.py"""
 import json
 import os
@@ -101,6 +102,10 @@ def main():
         summary = f"{len(UNIT_TESTS)} passed, 0 failed, 0 skipped"
         if test.returncode != 0 or summary not in test.stdout.splitlines():
             sys.exit(f"test_dev: ./dev test with the PyPI meson did not end in '{summary}':\n{test.stdout}{test.stderr}")
+        # A name that matches no test: an error, never the summary of the run before (its log is still there).
+        none = subprocess.run([ROOT / "dev", "test", "nosuch"], capture_output=True, text=True, env=env, cwd=ROOT)
+        if none.returncode == 0 or "dev: no test ran (no test matches: nosuch;" not in none.stderr or "passed" in none.stdout:
+            sys.exit(f"test_dev: ./dev test nosuch should fail and say no test ran:\n{none.stdout}{none.stderr}")
         info = json.loads((pathlib.Path(build) / "meson-info" / "meson-info.json").read_text())
         used = info["meson_version"]["full"]
         log = (pathlib.Path(build) / "meson-logs" / "meson-log.txt").read_text()

@@ -121,6 +121,18 @@ class GenerateOutput(Case):
         self.refused(out, 1, "write error")
         self.assertEqual(os.listdir(self.dir), [])
 
+    def test_running_out_of_memory_is_said_in_words(self):
+        """An allocation refused (here by an address-space limit) ends the run with a line saying so, not
+        "std::bad_alloc"."""
+        def little_memory():
+            resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        out = subprocess.run([EXE, "run", "-i", "reference", "--input", "uniform", "-s", "4GiB", "--no-save"],
+                             capture_output=True, preexec_fn=little_memory, timeout=600)
+        err = out.stderr.decode(errors="replace")
+        self.assertEqual(out.returncode, 1, err)
+        self.assertTrue(err.splitlines()[-1].startswith("histostudy: error: out of memory: "), err)
+        self.assertNotIn("bad_alloc", err)
+
     def test_an_interrupted_generate_leaves_no_temporary(self):
         target = self.path("big.bin")
         with running("generate", "uniform", "-s", "20GiB", "-o", target, stdout=subprocess.DEVNULL,
@@ -169,15 +181,27 @@ class RefusedBeforeMeasuring(Case):
         for option in ("--control", "--run-id"):
             self.refused(run("run", option, "", "--no-save"), 2, "an empty value names nothing")
 
-    def test_grid_and_block_launch_the_gpu_implementations_alone(self):
-        """With no GPU implementation to launch they are refused before anything is made; beside GPU ones, the
-        CPU ones run without them."""
+    def test_grid_block_and_the_gpu_timing_options_are_the_gpu_implementations_alone(self):
+        """With no GPU implementation to launch they are refused before anything is made (never accepted and
+        ignored); beside GPU ones, the CPU ones run without them."""
         new = self.path("new")
-        self.refused(run("run", "-i", "reference", "-s", "611", "--grid", "5", "-o", new), 2, "--grid and --block")
-        self.refused(run("run", "-i", "openmp_fast", "-s", "611", "--block", "64", "-o", new), 2, "--grid and --block")
+        self.refused(run("run", "-i", "reference", "-s", "611", "--grid", "5", "-o", new), 2,
+                     "--grid applies to GPU implementations, and this run has none")
+        self.refused(run("run", "-i", "openmp_fast", "-s", "611", "--block", "64", "-o", new), 2, "--block applies")
+        for option, value in (("--warmups", "7"), ("--reps", "3"), ("--max-reps", "30"), ("--lesson-reps", "3"),
+                              ("--noise", "1"), ("--max-time", "2"), ("--cache", "hot"), ("--throttle", "0.9"),
+                              ("--bins-offset", "128"), ("--control", "none")):
+            with self.subTest(option=option):
+                self.refused(run("run", "-i", "reference", "-s", "611", option, value, "-o", new), 2,
+                             f"{option} applies to GPU implementations, and this run has none")
+        self.refused(run("run", "-i", "reference", "-s", "611", "--cache", "hot", "--bins-offset", "128", "--reps",
+                         "3", "-o", new), 2, "--reps, --cache and --bins-offset apply to GPU implementations")
         self.assertFalse(os.path.exists(new))
         if "[cannot run here]" in run("list").stdout.decode():  # the default selection is the CPU's alone
             self.refused(run("run", "-s", "611", "--grid", "512", "--no-save"), 2, "no usable CUDA GPU here")
+            if built_with_cuda():   # a toolchain that could load, with no GPU to run it on
+                self.refused(run("run", "-s", "611", "--toolchain", "nvcc,nvrtc", "--no-save"), 2,
+                             "--toolchain applies to GPU implementations, and this run has none (no usable CUDA GPU")
             return
         out = run("run", "-i", "reference,global", "--input", "uniform", "-s", "611", "--grid", "64", "--block", "128",
                   "-o", new)
@@ -223,6 +247,11 @@ class RefusedBeforeMeasuring(Case):
         self.refused(out, 2, "TiB")
         if built_with_cuda():
             self.refused(run("cubins", "-o", self.dir, "--arch", ""), 2, "at least one compute capability")
+            for spec in ("nvcc", f"modules:{self.dir}"):   # cubins compiles with NVRTC alone, and says so alike
+                self.refused(run("cubins", "-o", self.path("m"), "--toolchain", spec), 2,
+                             f"toolchain {spec}: ")
+                self.refused(run("cubins", "-o", self.path("m"), "--toolchain", spec), 2,
+                             "; name NVRTC toolchains here (nvrtc, nvrtc:/path/to/libnvrtc.so.N)")
 
 
 class ModulesFolder(Case):

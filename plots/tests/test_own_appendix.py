@@ -104,6 +104,25 @@ class OwnAppendix(unittest.TestCase):
             status, err = run_main(self.runs[0], "-o", afile)
         self.assertEqual((status, err), (2, f"own_appendix: {afile}: exists and is not a folder\n"))
 
+    def test_an_empty_place_says_where_the_studys_own_result_is(self):
+        text = (self.out / "appendix.md").read_text()
+        self.assertIn("None of your runs holds three or more NVRTC releases' modules", text)  # the release history
+        self.assertNotIn("in the paper yet", text)   # the paper has one: never say it has none
+
+    def test_a_cpu_only_run_is_told_the_lesson_table_is_the_studys(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        cpu_run, out = pathlib.Path(tmp.name) / "20990104T000000Z_cpu.json", pathlib.Path(tmp.name) / "appendix"
+        synthetic.write_json(cpu_run, fixtures.cpu_doc_or_skip())
+        status, err = run_main(cpu_run, "-o", out)
+        self.assertEqual(status, 0, err)
+        lesson = (out / "appendix.md").read_text().split("## 1.")[1].split("## 2.")[0]
+        self.assertIn("None of your runs holds GPU lesson rows. The table and figure below are the study's", lesson)
+        self.assertIn("(reports/performance.md)", lesson)
+        self.assertIn("NVIDIA H200, the study's", lesson)
+        mine = (self.out / "appendix.md").read_text().split("## 1.")[1].split("## 2.")[0]
+        self.assertNotIn("None of your runs holds GPU lesson rows", mine)   # a run with a GPU: its own rows
+
     def test_the_help_names_both_default_folders(self):
         out = io.StringIO()
         with contextlib.redirect_stdout(out), self.assertRaises(SystemExit) as caught, \
