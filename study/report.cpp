@@ -100,6 +100,12 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
   }
   for (const auto& [toolchain, backend, size] : tables) {
     auto [base, priv] = lesson_pair(backend);
+    // Only where the lesson's pair ran (a read floor alone, or other
+    // implementations, are in the table of all measurements below).
+    if (std::none_of(rows.begin(), rows.end(), [&, &toolchain = toolchain, &size = size](const Row& r) {
+          return r.toolchain == toolchain && r.size == size && (r.impl == base || r.impl == priv);
+        }))
+      continue;
     out << "\nLesson table: " << toolchain << ", " << with_commas(size) << " bytes (median ms"
         << sampling_conditions(rows, toolchain, size) << ")\n";
     char line[256];

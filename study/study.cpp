@@ -219,7 +219,7 @@ std::string describe_plan(const std::vector<Case>& cases) {
   for (const auto& name : order) {
     const auto& [impls, inputs, sizes] = by[name];
     // Appended piece by piece: GCC 12 warns falsely on "literal" + string chains.
-    out.append("; ").append(name).append(": ").append(std::to_string(impls.size())).append(" implementations on ");
+    out.append("; ").append(name).append(": ").append(std::to_string(impls.size())).append(impls.size() == 1 ? " implementation on " : " implementations on ");
     for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(inputs[i]);
     out.append(" at");
     for (auto s : sizes) out.append(" ").append(with_commas(s)).append(" B");

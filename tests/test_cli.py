@@ -627,6 +627,17 @@ class ToolchainSpellings(unittest.TestCase):
 
 
 class Report(unittest.TestCase):
+    def test_a_lesson_table_only_where_the_lessons_pair_ran(self):
+        floor = run("run", "-e", "lesson", "-i", "openmp_read_floor", "-s", "611", "--no-save")
+        self.assertEqual(floor.returncode, 0, floor.stderr)
+        self.assertIn("lesson: 1 implementation on uniform", floor.stderr.decode())
+        self.assertNotIn("Lesson table", floor.stdout.decode())   # no empty table: the floor is among all rows
+        self.assertIn("openmp_read_floor", floor.stdout.decode())
+        pair = run("run", "-e", "lesson", "-i", "reference", "-s", "611", "--no-save")
+        self.assertEqual(pair.returncode, 0, pair.stderr)
+        self.assertIn("Lesson table: cpu, 611 bytes", pair.stdout.decode())
+        self.assertIn("lesson: 2 implementations on", pair.stderr.decode())   # and the floor beside it
+
     def test_times_of_a_few_microseconds_are_printed_as_such(self):
         out = run("run", "-i", "reference", "--input", "uniform", "-s", "611", "--no-save")
         self.assertEqual(out.returncode, 0, out.stderr)
