@@ -28,7 +28,9 @@
 //                 (data/explorations/20261203T1630Z_cpu_kernel/runs/parts.txt);
 //                 this loop in eight study runs on one 2-core guest, 4.2-14.1
 //                 GB/s, at least 10 on every input in one of them, the host
-//                 setting the pace (data/explorations/20261203T1850Z_zen4_hours).
+//                 setting the pace (data/explorations/20261203T1850Z_zen4_hours);
+//                 a day later, on a quieter host, in 11 of 14 (10.2-14.4 GB/s
+//                 where met; data/explorations/20261204T2219Z_zen4_series).
 //   scalar-8x16   elsewhere: 8 interleaved private 16-bit sub-histograms
 //                 (byte j of every 8-byte word goes to sub-histogram j, so
 //                 runs of one byte value update 8 counters, not one),
