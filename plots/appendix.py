@@ -93,6 +93,13 @@ def lesson_prose(m):
     return text + "." + _placement_range(m.lesson_range, view)
 
 
+def missing_detail(missing):
+    """The part of a `missing` sentence ("not measured ...: none of your runs holds ...") after its verdict, as a
+    sentence of its own."""
+    detail = missing.partition(": ")[2]
+    return detail[:1].upper() + detail[1:]
+
+
 def lesson_section(m):
     t4, gpu_list = m.t4, m.gpus
     blocks = [Heading("1. The lesson's table on a newer GPU")]
@@ -100,8 +107,7 @@ def lesson_section(m):
         return blocks + [Para(f"The lesson's table: {m.missing('lesson')}")]
     runs = " and ".join(f"`{g.view.run.path}`" for g in gpu_list)
     if m.study.beside and all(g.kind for g in gpu_list):   # a user's appendix, the study's GPU alone
-        detail = m.study.sel.missing("lesson").partition(": ")[2]
-        blocks.append(Para(f"{detail[:1].upper()}{detail[1:]} The table and figure below are the "
+        blocks.append(Para(f"{missing_detail(m.study.sel.missing('lesson'))} The table and figure below are the "
                            "study's; what your runs measured on the CPU is in [the performance report]"
                            "(reports/performance.md) and [the sweep report](reports/sweep.md)."))
     return blocks + [
@@ -268,12 +274,11 @@ def history_slot(releases, missing):
     """The marked place for the release history, over the releases the study lists (data/nvrtc-releases.csv);
     `missing` says why it is empty (a user's appendix: where the study's own history is)."""
     span = f"CUDA {releases[0]} to {releases[-1]}" if releases else "every CUDA release"
-    why, _, detail = missing.partition(": ")
-    return Slot(f"Release history, {span}: {why}.",
+    return Slot(f"Release history, {span}: {missing.partition(': ')[0]}.",
                 f"This place is kept for the same comparison across every NVRTC release of {span} "
                 f"({len(releases) or 'each'} releases) on one GPU and driver, each against the one before under an "
                 "A/A control (a run of `histostudy run --toolchain nvcc,modules:DIR`, read by "
-                f"`python3 -m plots.history`). {detail[:1].upper()}{detail[1:]} Nothing here is a result.")
+                f"`python3 -m plots.history`). {missing_detail(missing)} Nothing here is a result.")
 
 
 def versions_section(m):

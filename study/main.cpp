@@ -133,12 +133,12 @@ struct RunOptions {
   std::vector<std::string> gpu_options;  // those of kGpuOnlyOptions given on the command line
 };
 
-// run's options that only GPU implementations take (the CPU's timing is its
-// own: one warm-up, 5 to 10 samples within a second, hot).
-constexpr const char* kGpuOnlyOptions[] = {"--grid",     "--block",       "--toolchain", "--control",
-                                           "--warmups",  "--reps",        "--max-reps",  "--lesson-reps",
-                                           "--noise",    "--max-time",    "--cache",     "--throttle",
-                                           "--bins-offset"};
+// run's options that only GPU implementations take beside --grid and --block
+// (which the request's policy carries): the CPU's timing is its own, one
+// warm-up, 5 to 10 samples within a second, hot.
+constexpr const char* kGpuOnlyOptions[] = {"--toolchain", "--control",     "--warmups", "--reps",
+                                           "--max-reps",  "--lesson-reps", "--noise",   "--max-time",
+                                           "--cache",     "--throttle",    "--bins-offset"};
 
 std::vector<hs::Placement> parse_placements(const std::vector<std::string>& items) {
   std::vector<hs::Placement> out;
@@ -554,7 +554,7 @@ int main(int argc, char** argv) {
       std::vector<std::string> as_run(std::make_reverse_iterator(args.end()), std::make_reverse_iterator(args.begin() + 1));
       as_run.push_back("run");  // CLI11 takes the words last first
       std::string line;
-      for (int i = 1; i < argc; ++i) line += std::string(" ") + argv[i];
+      for (auto word = args.begin() + 1; word != args.end(); ++word) line += " " + *word;
       try {
         app.clear();
         app.parse(as_run);

@@ -136,8 +136,8 @@ std::string spoken_list(const std::vector<std::string>& items) {
 void check_gpu_options_apply(const StudyRequest& request, const std::vector<Case>& cases,
                              const std::vector<Executor*>& executors) {
   std::vector<std::string> named = request.gpu_options;
-  for (const auto& [set, name] : {std::pair{request.policy.grid != 0, "--grid"}, {request.policy.block != 0, "--block"}})
-    if (set && std::find(named.begin(), named.end(), name) == named.end()) named.push_back(name);
+  if (request.policy.grid) named.push_back("--grid");
+  if (request.policy.block) named.push_back("--block");
   if (named.empty()) return;
   if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.impl->backend == Backend::cuda; })) return;
   throw UsageError(spoken_list(named) + (named.size() == 1 ? " applies" : " apply") +
@@ -219,7 +219,8 @@ std::string describe_plan(const std::vector<Case>& cases) {
   for (const auto& name : order) {
     const auto& [impls, inputs, sizes] = by[name];
     // Appended piece by piece: GCC 12 warns falsely on "literal" + string chains.
-    out.append("; ").append(name).append(": ").append(std::to_string(impls.size())).append(impls.size() == 1 ? " implementation on " : " implementations on ");
+    out.append("; ").append(name).append(": ").append(std::to_string(impls.size()));
+    out.append(impls.size() == 1 ? " implementation on " : " implementations on ");
     for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(inputs[i]);
     out.append(" at");
     for (auto s : sizes) out.append(" ").append(with_commas(s)).append(" B");

@@ -36,8 +36,8 @@ struct StudyRequest {
   std::vector<Placement> placements;     // bins offsets; empty: the experiment's (placement: its sweep; else 0)
   TimingPlan gpu_timing;
   TimingPlan cpu_timing = cpu_default_timing();
-  // The GPU-only options the user named (--cache, --toolchain, ...): a run
-  // with no GPU case refuses them, as it does a grid or block in `policy`.
+  // The GPU-only options the user named besides a grid and block (--cache,
+  // --toolchain, ...): a run with no GPU case refuses them all.
   std::vector<std::string> gpu_options;
   // The CPU is slow: one warm-up, 5 to 10 samples within a second, hot, no lesson method.
   static TimingPlan cpu_default_timing();
@@ -48,8 +48,8 @@ struct StudyRequest {
 // input and size is checked here, before any measurement: throws UsageError
 // for unknown names, sizes of 0 or beyond memory, and a grid, block or
 // other GPU-only option in a run with no GPU implementation (its CPU
-// implementations run without them); Error for unreadable, empty or non-regular files. Repeated cases
-// are made once.
+// implementations run without them); Error for unreadable, empty or
+// non-regular files. Repeated cases are made once.
 std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Executor*>& executors);
 
 // "N cases; lesson: 12 implementations on uniform, ... at 67,109,475 B; ...":
