@@ -38,14 +38,19 @@ inline void check(cudaError_t result, const char* call, const char* file, int li
                    file, line);
 }
 
-inline void check(CUresult result, const char* call, const char* file, int line) {
-  if (result == CUDA_SUCCESS) return;
+// The driver's words for `result`: "device kernel image is invalid
+// (CUDA_ERROR_INVALID_SOURCE, 300)".
+inline std::string driver_error_text(CUresult result) {
   const char* name = nullptr;
   const char* text = nullptr;
   if (!driver_error_name || driver_error_name(result, &name) != CUDA_SUCCESS) name = "unknown CUresult";
   if (!driver_error_string || driver_error_string(result, &text) != CUDA_SUCCESS) text = "unknown error";
-  throw_cuda_error("CUDA driver", std::string(text) + " (" + name + ", " + std::to_string(int(result)) + ")",
-                   call, file, line);
+  return std::string(text) + " (" + name + ", " + std::to_string(int(result)) + ")";
+}
+
+inline void check(CUresult result, const char* call, const char* file, int line) {
+  if (result == CUDA_SUCCESS) return;
+  throw_cuda_error("CUDA driver", driver_error_text(result), call, file, line);
 }
 
 // `log`: the program's compile log, appended to the message when not empty.

@@ -2,10 +2,11 @@
 // compiled: resolve (delegated to the variant), checked runs, samplers and
 // the lesson's timing, over the buffers and stream of the run's
 // SharedDevice (cuda/shared_device.hpp), which every GPU executor of the
-// run shares. A toolchain subclass (nvcc: cuda/nvcc_executor.cpp, NVRTC:
-// cuda/nvrtc_executor.cpp) supplies toolchain(), describe() and ONE hook,
-// launch(), that starts a kernel by name expression. Plain C++: no kernel
-// code here.
+// run shares. A toolchain subclass (nvcc: cuda/nvcc_executor.cpp; NVRTC
+// and modules directories: cuda/module_executor.cpp) supplies toolchain(),
+// describe() and two hooks: launch(), which starts a kernel by name
+// expression, and blocks_per_sm(), its occupancy. Plain C++: no kernel code
+// here.
 #pragma once
 #include <cuda_runtime_api.h>
 

@@ -106,18 +106,18 @@ SharedRates measure_shared_rates(int device) {
   const unsigned blocks = unsigned(r.sm_count * r.blocks_per_sm);
   unsigned long long* clocks = nullptr;
   unsigned* sink = nullptr;
-  HS_CUDA(cudaMalloc(&clocks, 3 * blocks * sizeof(unsigned long long)));
-  HS_CUDA(cudaMalloc(&sink, blocks * sizeof(unsigned)));
   auto add = [&](const char* pattern, double rate) {
     r.rates.push_back({pattern, rate, rate * r.sm_count * r.sm_clock_mhz * 1e6 / 1e9});
   };
   try {
+    HS_CUDA(cudaMalloc(&clocks, 3 * blocks * sizeof(unsigned long long)));
+    HS_CUDA(cudaMalloc(&sink, blocks * sizeof(unsigned)));
     add("atomic_distinct", updates_per_clock<atomic_distinct>(1, blocks, clocks, sink));
     add("atomic_same", updates_per_clock<atomic_same>(0, blocks, clocks, sink));
     add("rmw_distinct", updates_per_clock<rmw_distinct>(1, blocks, clocks, sink));
-  } catch (...) {
-    cudaFree(clocks);
-    cudaFree(sink);
+  } catch (...) {  // freed on the way out; the first error is the one reported
+    if (clocks) (void)cudaFree(clocks);
+    if (sink) (void)cudaFree(sink);
     throw;
   }
   HS_CUDA(cudaFree(clocks));

@@ -43,10 +43,12 @@ class LoadedModule {
     HS_CUDA(driver_.cuDevicePrimaryCtxRetain(&context_, handle));
     device_ = handle;
     // The base class's cudaSetDevice made this context current on this thread.
+    // Not HS_CUDA: a GPU refusing an image is a typed answer (the entry is
+    // skipped, ModuleRefused), not a failed call.
     const CUresult loaded = driver_.cuModuleLoadData(&module_, image.data());
     if (loaded != CUDA_SUCCESS) {
       (void)driver_.cuDevicePrimaryCtxRelease(device_);
-      throw ModuleRefused(loaded, describe_driver_error(loaded));
+      throw ModuleRefused(loaded, driver_error_text(loaded));
     }
   }
   // Errors are ignored: a destructor must not throw.
@@ -64,14 +66,6 @@ class LoadedModule {
   }
 
  private:
-  static std::string describe_driver_error(CUresult result) {
-    const char* name = nullptr;
-    const char* text = nullptr;
-    if (!driver_error_name || driver_error_name(result, &name) != CUDA_SUCCESS) name = "unknown CUresult";
-    if (!driver_error_string || driver_error_string(result, &text) != CUDA_SUCCESS) text = "unknown error";
-    return std::string(text) + " (" + name + ")";
-  }
-
   const DriverApi& driver_;
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;

@@ -114,7 +114,7 @@ class NvccExecutor final : public GpuExecutor {
   [[noreturn]] void no_code(cudaError_t e) const {
     (void)cudaGetLastError();
     throw Unavailable("this binary has no GPU code for compute capability " + compute_capability() +
-                      " (built for gpu_archs '" HISTOSTUDY_GPU_ARCHS "', SASS for each and PTX for the last: " +
+                      " (built for gpu_archs '" HISTOSTUDY_GPU_ARCHS "', SASS for each and PTX for the lowest: " +
                       cudaGetErrorString(e) + "); rebuild with -Dgpu_archs=" + std::to_string(limits().cc_major) +
                       std::to_string(limits().cc_minor));
   }

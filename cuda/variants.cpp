@@ -21,12 +21,11 @@ namespace hs::gpu {
 namespace {
 
 // The lesson's launch: docs/study-spec.md section 1, "Grid: 1024 blocks x 256
-// threads". Every GPU variant defaults to it so rows compare like for like.
+// threads". Every GPU variant of the lesson defaults to it so rows compare
+// like for like; lane_shared sizes its own (resolve_lane_shared), and cub
+// chooses its own launch.
 constexpr int kLessonGrid = 1024;
 constexpr int kLessonBlock = 256;
-// The lesson's exercise: docs/study-spec.md section 1, "privatizes 64 bins at a
-// time and makes 4 passes".
-constexpr int kLessonPasses = 4;
 // gridDim.x can be at most 2^31 - 1 (CUDA C++ Programming Guide, table of
 // technical specifications per compute capability).
 constexpr long long kMaxGrid = INT_MAX;
@@ -34,8 +33,6 @@ constexpr unsigned kWarpSize = HS_LESSON_WARP;
 static_assert(HS_LESSON_BINS == kBins);
 constexpr std::uint64_t kSharedCounterBytes = HS_LESSON_COUNTER_BYTES;
 constexpr std::uint64_t kBinsSharedBytes = kBins * kSharedCounterBytes;
-// The pass counts partitioned takes: each pass privatizes 256/P bins.
-constexpr int kPassCounts[] = {1, 2, 4, 8};
 
 std::string counter_type(int bits) { return bits == 64 ? "unsigned long long" : "unsigned int"; }
 
@@ -179,9 +176,12 @@ LaunchPolicy resolve_partitioned(LaunchPolicy requested, std::uint64_t n, int ru
   const DeviceLimits& limits = target.limits;
   LaunchPolicy p = launch_shape(requested, limits, "partitioned");
   const int passes = requested.passes == 0 ? kLessonPasses : requested.passes;
-  if (std::find(std::begin(kPassCounts), std::end(kPassCounts), passes) == std::end(kPassCounts))
-    throw UsageError("partitioned: " + std::to_string(passes) +
-                     " passes is not one of 1, 2, 4, 8 (each pass privatizes 256/P bins)");
+  if (std::find(kPassCounts.begin(), kPassCounts.end(), passes) == kPassCounts.end()) {
+    std::string counts;
+    for (int p : kPassCounts) counts.append(counts.empty() ? "" : ", ").append(std::to_string(p));
+    throw UsageError("partitioned: " + std::to_string(passes) + " passes is not one of " + counts +
+                     " (each pass privatizes 256/P bins)");
+  }
   p.passes = passes;
   p.counter_bits = counter_bits_for(requested, n, runs, "partitioned");
   p.shared_bytes = std::uint64_t(kBins / passes) * kSharedCounterBytes;  // static

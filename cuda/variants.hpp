@@ -4,6 +4,7 @@
 // compiles into this binary and NVRTC can compile at run time, so one plan
 // runs under any toolchain.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -27,6 +28,12 @@ struct DeviceLimits {
   std::size_t shared_per_block_optin = 48 << 10;  // with cudaFuncAttributeMaxDynamicSharedMemorySize
   std::size_t shared_per_sm = 64 << 10;
 };
+
+// partitioned's pass counts P, each pass privatizing 256/P bins, and the
+// lesson's exercise's P (docs/study-spec.md section 1, "privatizes 64 bins at
+// a time and makes 4 passes"): --passes and the experiments take them from here.
+inline constexpr std::array<int, 4> kPassCounts = {1, 2, 4, 8};
+inline constexpr int kLessonPasses = 4;
 
 // What a policy is resolved against: the device's limits, and how many
 // blocks of a kernel one SM holds at once (the CUDA occupancy API, asked of

@@ -6,7 +6,7 @@ number from the runs plots/selection.py chose and data/published/; nothing is ty
 from plots import claims, counters, history, stats, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
-from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_line, gpu_words,
+from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words,
                                host_words, sampling_plan_words)
 from plots.models import BASELINE, LESSON_INPUTS, PRIVATIZED, major_minor, uniform_rows
 from plots.published import lesson_name
@@ -82,7 +82,7 @@ def lesson_prose(m):
             f"{fmt.ms(view.ms(private, 'uniform'))} ms: a speedup of {fmt.ratio(speed['uniform'])}, where the "
             f"lesson's {t4.gpu} shows {fmt.ratio(t4.get('speedup', 'uniform'))}; on the one-byte input "
             f"{fmt.ratio(speed['one_byte'])} against {fmt.ratio(t4.get('speedup', 'one_byte'))}. The privatized "
-            f"kernel takes {value_range(priv, 3, ' ms')} on every input (the T4's grows "
+            f"kernel takes {value_range(priv, 3, ' ms')} on every input (the {t4.gpu}'s grows "
             f"{fmt.ratio(t4_grows)} on the one-byte input)")
     reader = min(view.readers, default=None)
     over_reader = _ratio(view.ms(private, "uniform"), view.ms(reader, "uniform"))
@@ -241,7 +241,7 @@ def history_prose(h):
     releases = h.releases
     kernels = sorted({(s.impl, s.input) for s in stepped})
     text = (f"Every NVRTC release from {history.version_text(releases[0])} to {history.version_text(releases[-1])} "
-            f"built the study's kernels on a machine without a GPU; one run on the H200 "
+            f"built the study's kernels on a machine without a GPU; one run on the {gpu_name(run, None)} "
             f"(`{run.path}`) timed each release's SASS, and each release's PTX compiled by the driver, beside nvcc "
             f"and its A/A control, sampled in rotation on one set of buffers. Of {len(model)} kernel x input x "
             f"code series, {flat} are flat within their A/A noise")

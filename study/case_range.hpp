@@ -41,7 +41,7 @@ inline std::string range_value(const std::string& value) {
 // "hs-case|experiment=lesson|impl=global|input=uniform|size=67109475|grid=0|
 // block=0|passes=0|bins_offset=0|toolchains=nvcc 13.0.88|": the case as
 // planned (0: the implementation's default) and the toolchains measuring it,
-// each encoded, joined by ','; tools/ncu_report.py reads it back.
+// each encoded, joined by ','; tools/ncu_csv.py reads it back.
 inline std::string case_range_name(const Case& c, const std::vector<Executor*>& members) {
   std::string toolchains;
   for (const auto* e : members) toolchains.append(toolchains.empty() ? "" : ",").append(range_value(e->toolchain()));

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 #include "cpu_openmp/openmp_fast.hpp"
@@ -85,7 +86,8 @@ std::uint64_t read_and_discard(const std::string& path, std::size_t chunk) {
 std::uint64_t pread_and_discard(const std::string& path, int threads) {
   Fd fd(open_for_reading(path));
   std::atomic<std::uint64_t> next{0}, total{0};
-  std::atomic<bool> failed{false};
+  std::mutex mutex;
+  std::exception_ptr error;  // the first read error, as pread_some said it
 #pragma omp parallel num_threads(threads)
   {
     std::vector<std::uint8_t> buf(kCpuPiece);
@@ -96,10 +98,11 @@ std::uint64_t pread_and_discard(const std::string& path, int threads) {
         if (n < buf.size()) break;
       }
     } catch (...) {
-      failed = true;
+      std::lock_guard lock(mutex);
+      if (!error) error = std::current_exception();
     }
   }
-  if (failed) throw Error(path + ": read error while timed");
+  if (error) std::rethrow_exception(error);
   return total;
 }
 

@@ -1,5 +1,6 @@
 #include "study/experiments.hpp"
 
+#include "cuda/variants.hpp"
 #include "study/error.hpp"
 
 namespace hs {
@@ -27,18 +28,18 @@ std::vector<Experiment> table() {
                       "67,109,475 bytes; P = 1, 2, 4, 8 passes where an implementation takes them",
        .inputs = lesson_inputs(),
        // docs/study-spec.md section 1: the exercise's partition counts (4 in the lesson) and the ones around it.
-       .passes = {1, 2, 4, 8}},
+       .passes = {gpu::kPassCounts.begin(), gpu::kPassCounts.end()}},
       {.name = "sweep",
        .description = "the Table 16-4 contention sweep: every implementation on distinct_256, 128, ..., 1",
        .inputs = sweep_inputs(),
-       .passes = {4}},
+       .passes = {gpu::kLessonPasses}},
       {.name = "blocks",
        .description = "claim C8: the baseline and privatized GPU kernels with 64 to 1024 threads per block on "
                       "uniform, lesson_english and one_byte",
        .inputs = {"uniform", "lesson_english", "one_byte"},
        .roles = {"baseline", "privatized"},
        .gpu_only = true,
-       .passes = {4},
+       .passes = {gpu::kLessonPasses},
        .blocks = {64, 128, 256, 512, 1024}},
       // 1 GiB: several times the 60 MB L2 of the H200, so the floor is HBM's.
       {.name = "perf",
@@ -48,7 +49,7 @@ std::vector<Experiment> table() {
        .sizes = {1ull << 30},
        .roles = {"subject", "contender", "peer"},
        .gpu_only = true,
-       .passes = {4},
+       .passes = {gpu::kLessonPasses},
        .measures_shared_rates = true},
       // Issue 16: the fixed costs show at small sizes, the floor's L2 share
       // below about 48 MiB (cold samples flush it), HBM's rate above.
@@ -59,7 +60,7 @@ std::vector<Experiment> table() {
        .sizes = {1ull << 20, 4ull << 20, 16ull << 20, (64ull << 20) + 611, 256ull << 20, 1ull << 30, 4ull << 30},
        .roles = {"subject", "peer"},
        .gpu_only = true,
-       .passes = {4}},
+       .passes = {gpu::kLessonPasses}},
       // Issue 10: two periods of the 1 KiB pattern first seen on the H200.
       {.name = "placement",
        .description = "every GPU kernel that adds into global bins, with the bins 0 to 2,048 bytes past a 2 MiB "
@@ -67,12 +68,12 @@ std::vector<Experiment> table() {
        .inputs = {"uniform", "lesson_english", "one_byte"},
        .gpu_only = true,
        .counting_only = true,
-       .passes = {4},
+       .passes = {gpu::kLessonPasses},
        .placement_sweep = true},
       {.name = "custom",
        .description = "what --impl, --input and --size name alone (inputs: the lesson's; P = 4)",
        .inputs = lesson_inputs(),
-       .passes = {4}},
+       .passes = {gpu::kLessonPasses}},
   };
 }
 

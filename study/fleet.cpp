@@ -159,8 +159,13 @@ std::string result_file_of(const std::string& output) {
 
 void start(Running& r, const std::string& program) {
   std::array<int, 2> out{}, err{};
-  if (::pipe2(out.data(), O_CLOEXEC) != 0 || ::pipe2(err.data(), O_CLOEXEC) != 0)
-    throw Error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out.data(), O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(err.data(), O_CLOEXEC) != 0) {
+    const int error = errno;
+    ::close(out[0]);
+    ::close(out[1]);
+    throw Error(std::string("pipe: ") + std::strerror(error));
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
@@ -210,6 +215,20 @@ void reap(Running& r) {
   }
 }
 
+// After an error of the parent's own: every member still running is stopped
+// and reaped and its pipes closed, so that none is left on its GPU unwatched.
+void stop_all(std::vector<Running>& running) {
+  for (auto& r : running) {
+    if (r.pid > 0) ::kill(r.pid, SIGTERM);
+    for (Stream* s : {&r.out, &r.err})
+      if (s->fd >= 0) {
+        ::close(s->fd);
+        s->fd = -1;
+      }
+    reap(r);
+  }
+}
+
 void pass_on(int signal_fd, std::vector<Running>& running) {
   unsigned char s = 0;
   while (::read(signal_fd, &s, 1) == 1)
@@ -217,17 +236,9 @@ void pass_on(int signal_fd, std::vector<Running>& running) {
       if (r.pid > 0) ::kill(r.pid, s);
 }
 
-}  // namespace
-
-std::vector<MemberExit> run_members(const std::vector<Member>& members, const std::string& program, std::ostream& out,
-                                    std::ostream& err) {
-  SignalRelay relay;
-  std::vector<Running> running(members.size());
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    running[i].member = &members[i];
-    running[i].exit.label = members[i].label;
-    start(running[i], program);
-  }
+// Relays the members' output until every one has closed both streams,
+// passing caught signals on to them.
+void watch(std::vector<Running>& running, const SignalRelay& relay, std::ostream& out, std::ostream& err) {
   for (;;) {
     std::vector<pollfd> fds = {{relay.fd(), POLLIN, 0}};
     std::vector<std::pair<Running*, Stream*>> owners = {{nullptr, nullptr}};
@@ -255,6 +266,25 @@ std::vector<MemberExit> run_members(const std::vector<Member>& members, const st
         reap(*r);
       }
     }
+  }
+}
+
+}  // namespace
+
+std::vector<MemberExit> run_members(const std::vector<Member>& members, const std::string& program, std::ostream& out,
+                                    std::ostream& err) {
+  SignalRelay relay;
+  std::vector<Running> running(members.size());
+  try {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      running[i].member = &members[i];
+      running[i].exit.label = members[i].label;
+      start(running[i], program);
+    }
+    watch(running, relay, out, err);
+  } catch (...) {
+    stop_all(running);
+    throw;
   }
   std::vector<MemberExit> exits;
   for (auto& r : running) {

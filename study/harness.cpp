@@ -48,7 +48,6 @@ double gigabytes_per_second(std::uint64_t bytes, double ms) {
 
 namespace {
 
-// Resolves the policy and checks one run; the row is timed only if it passed.
 // The GPU an executor runs on, as every row names it; null for the CPU.
 nlohmann::json device_of(const Executor& executor) {
   const auto described = executor.describe();
@@ -59,6 +58,7 @@ nlohmann::json device_of(const Executor& executor) {
   return out;
 }
 
+// Resolves the policy and checks one run; the row is timed only if it passed.
 Row checked_row(const MeasureEntry& entry, const Subject& subject, const TimingPlan& timing) {
   Executor& executor = *entry.executor;
   const Implementation& impl = *entry.impl;

@@ -27,6 +27,7 @@
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
+#include "cuda/variants.hpp"
 #include "study/control.hpp"
 #include "study/count.hpp"
 #include "study/count_bench.hpp"
@@ -245,8 +246,11 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
   if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
-  if (!record.incomplete.empty())
+  if (!record.incomplete.empty()) {
+    // Said on standard output too, where --device all's parent finds every child's file.
+    if (!saved.empty()) std::cout << "result file: " << saved << std::endl;
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
+  }
 
   hs::print_lesson_tables(record.rows, std::cout);
   hs::print_all_rows(record.rows, std::cout);
@@ -429,8 +433,9 @@ int main(int argc, char** argv) {
       ->transform(whole_number_in(1, 1024));
   run->add_option("-t,--threads", run_opt.threads, "CPU threads (default OMP_NUM_THREADS or one per core)")
       ->transform(whole_number_in(1, hs::cpu::kMaxThreads));
-  run->add_option("-p,--passes", run_opt.passes, "passes P (1, 2, 4, 8) of the implementations that take them")
-      ->check(CLI::IsMember({1, 2, 4, 8}));
+  run->add_option("-p,--passes", run_opt.passes, "passes P of the implementations that take them (default: the "
+                  "experiment's)")
+      ->check(CLI::IsMember(std::vector<int>(hs::gpu::kPassCounts.begin(), hs::gpu::kPassCounts.end())));
   run->add_option("--warmups", run_opt.warmups, "untimed GPU runs of each toolchain before its samples")
       ->capture_default_str()->transform(whole_number_in(0, 1000));
   run->add_option("--reps", run_opt.reps, "at least this many GPU samples (runs timed one by one) per toolchain")

@@ -72,7 +72,7 @@ void print_floor_and_atomics(const std::vector<Row>& rows, const std::string& to
   if (!input) return;
   for (const auto& r : rows)
     if (r.toolchain == toolchain && r.size == size && r.input == *input && r.check_passed &&
-        !find_implementation(r.impl).counts)
+        !r.samples_ms.empty() && !find_implementation(r.impl).counts)
       out << "floor (" << *input << "): " << r.impl << " " << ms_text(r.summary.median, 3) << " ms, "
             << fmt("%.1f", r.gbps) << " GB/s\n";
   const Row* b = nullptr;

@@ -51,13 +51,20 @@ std::string control_spec(const std::string& control, const std::vector<std::stri
 }
 #endif
 
-// The GPU's UUID, from the first GPU executor; "" without one.
-std::string gpu_uuid(const Executors& ex) {
+// The run's GPU as the first GPU executor describes it (index, uuid, name...);
+// null without one.
+nlohmann::json gpu_described(const Executors& ex) {
   for (const auto& e : ex.owned) {
     const auto d = e->describe();
-    if (d.contains("device") && d["device"].contains("uuid")) return d["device"]["uuid"].get<std::string>();
+    if (d.contains("device")) return d["device"];
   }
-  return "";
+  return nullptr;
+}
+
+// The GPU's UUID; "" without one.
+std::string gpu_uuid(const Executors& ex) {
+  const auto device = gpu_described(ex);
+  return device.contains("uuid") ? device["uuid"].get<std::string>() : "";
 }
 
 }  // namespace
@@ -163,14 +170,11 @@ constexpr std::size_t kMaxStemToolchains = 100;
 
 std::string result_stem(const Executors& ex, const RunRecord& record) {
   const auto& rows = record.rows;
-  std::string device = "cpu";
+  const auto gpu = gpu_described(ex);
+  std::string device = gpu.contains("name") ? gpu["name"].get<std::string>() : "cpu";
+  if (gpu.contains("name") && !record.run_id.empty() && gpu.contains("index")) device += " gpu" + gpu["index"].dump();
   std::vector<std::string> used;
   for (const auto& e : ex.owned) {
-    const auto d = e->describe();
-    if (d.contains("device") && d["device"].contains("name")) {
-      device = d["device"]["name"].get<std::string>();
-      if (!record.run_id.empty() && d["device"].contains("index")) device += " gpu" + d["device"]["index"].dump();
-    }
     if (std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.toolchain == e->toolchain(); }))
       used.push_back(e->toolchain());
   }
@@ -204,7 +208,7 @@ nlohmann::json shared_rates_if_asked(const StudyRequest& request, const Executor
       }) || !ex.gpu_absent.empty())
     return nullptr;
   std::cerr << "histostudy: measuring shared-memory update rates" << std::endl;
-  const gpu::SharedRates r = gpu::measure_shared_rates(0);
+  const gpu::SharedRates r = gpu::measure_shared_rates(gpu_described(ex)["index"].get<int>());
   nlohmann::json rates = nlohmann::json::array();
   for (const auto& rate : r.rates)
     rates.push_back({{"pattern", rate.pattern},

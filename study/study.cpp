@@ -145,6 +145,19 @@ void check_gpu_options_apply(const StudyRequest& request, const std::vector<Case
                    (has_gpu_executor(executors) ? "those named run on the CPU" : "no usable CUDA GPU here") + ")");
 }
 
+// Every case's launch policy resolved on every executor that runs it, as the
+// harness will resolve it: a grid, block or size that a variant refuses
+// (lane_shared's block of 1024, a grid past the GPU's) stops the run before
+// it measures anything, not midway through it.
+void check_policies_resolve(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
+                            const StudyRequest& request) {
+  for (const auto& c : cases) {
+    const TimingPlan& timing = c.impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
+    for (auto* e : executors)
+      if (e->supports(*c.impl)) (void)e->resolve(*c.impl, c.policy, c.size, timing.runs_between_zeroings());
+  }
+}
+
 }  // namespace
 
 TimingPlan StudyRequest::cpu_default_timing() {
@@ -202,7 +215,9 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
   }
   check_gpu_options_apply(request, cases, executors);
   add_floors(cases, executors);
-  return checked_and_unique(cases);
+  const auto unique = checked_and_unique(cases);
+  check_policies_resolve(unique, executors, request);
+  return unique;
 }
 
 std::string describe_plan(const std::vector<Case>& cases) {

@@ -334,10 +334,11 @@ class NothingLost(Case):
             while first and b"[1/" not in first:
                 first = proc.stderr.readline()
             os.unlink(doomed)
-            _, err = proc.communicate(timeout=300)
+            out, err = proc.communicate(timeout=300)
         self.assertEqual(proc.returncode, 1, err)
         self.assertIn(b"doomed.bin", err)
         [saved] = self.results(out_dir)
+        self.assertEqual(out.decode(), f"result file: {saved}\n")  # where --device all's parent looks for it
         doc = load(saved)
         self.assertIn("doomed.bin", doc["incomplete"]["error"])
         self.assertEqual({r["input"] for r in doc["rows"]}, {"uniform", "one_byte"})

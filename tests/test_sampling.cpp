@@ -41,6 +41,7 @@ class ScriptedExecutor final : public hs::Executor {
   nlohmann::json describe() const override { return {{"compiler", name_}}; }
   bool supports(const hs::Implementation& impl) const override { return impl.backend == backend; }
   hs::LaunchPolicy resolve(const hs::Implementation&, hs::LaunchPolicy requested, std::uint64_t, int) const override {
+    if (requested.block > max_block) throw hs::UsageError(name_ + ": block size over " + std::to_string(max_block));
     requested.threads = 1;
     return requested;
   }
@@ -67,6 +68,7 @@ class ScriptedExecutor final : public hs::Executor {
   std::vector<std::uint32_t> placements;  // every placement it was asked to use
   int resets = 0;
   hs::Backend backend = hs::Backend::cpu;
+  int max_block = 1024;  // resolve refuses larger blocks, as a variant's limit would
 
  private:
   class Script final : public hs::Sampler {
@@ -324,6 +326,22 @@ TEST_CASE("--grid and --block launch a run's GPU implementations; its CPU ones r
   CHECK_THROWS_AS(hs::plan_cases(request, {&cpu}), hs::UsageError);
   request.policy = {};
   CHECK_NOTHROW(hs::plan_cases(request, {&cpu}));
+}
+
+TEST_CASE("a launch policy that one toolchain refuses stops the run at its plan, before anything is measured") {
+  ScriptedExecutor cpu("cpu", {1}), gpu("gpu", {1}), small("small", {1});
+  gpu.backend = small.backend = hs::Backend::cuda;
+  small.max_block = 256;
+  hs::StudyRequest request;
+  request.impls = {"reference", "lane_shared"};
+  request.inputs = {"uniform"};
+  request.sizes = {611};
+  request.policy.block = 512;
+  CHECK_NOTHROW(hs::plan_cases(request, {&cpu, &gpu}));
+  g_calls.clear();
+  CHECK_THROWS_WITH_AS(hs::plan_cases(request, {&cpu, &gpu, &small}), "small: block size over 256", hs::UsageError);
+  CHECK(g_calls.empty());
+  CHECK(small.placements.empty());  // nothing was run, not even a check
 }
 
 TEST_CASE("cache modes parse by name; anything else is a usage error") {
