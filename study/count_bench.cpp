@@ -22,6 +22,7 @@
 #include "study/error.hpp"
 #include "study/executor.hpp"
 #include "study/files.hpp"
+#include "study/progress.hpp"
 #include "study/results.hpp"
 #include "study/session.hpp"
 #include "study/sizes.hpp"
@@ -367,8 +368,11 @@ Bench gpu_bench(const CountBenchRequest& request, const Implementation& impl, co
 // Correct before fast: every count pass, the untimed first among them,
 // checks its bins against the reference's, which were counted before.
 void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::milliseconds settle, PassUse& use) {
+  StatusLine status;
+  status.say("histostudy count-bench: every entry once, untimed");
   for (auto& e : entries) e.pass();
-  for (int round = 0; round < rounds; ++round)
+  for (int round = 0; round < rounds; ++round) {
+    status.say("histostudy count-bench: round " + std::to_string(round + 1) + " of " + std::to_string(rounds));
     for (std::size_t k = 0; k < entries.size(); ++k) {
       Entry& e = entries[(std::size_t(round) + k) % entries.size()];  // rotating order
       std::this_thread::sleep_for(settle);
@@ -379,6 +383,7 @@ void time_rotations(std::vector<Entry>& entries, int rounds, std::chrono::millis
       use.others_cpu_s += others_cpu_s(before, after);
       use.steal_s += after.steal_s - before.steal_s;
     }
+  }
 }
 
 // Each entry's name, what it does, every sample and (where it has any) its

@@ -41,4 +41,14 @@ class ClosedPipe : public Error {
   using Error::Error;
 };
 
+// A termination signal asked a run to stop measuring (MeasuringStopsOnSignal).
+class Interrupted : public Error {
+ public:
+  Interrupted(const std::string& what, int signal) : Error(what), signal_(signal) {}
+  int signal() const { return signal_; }
+
+ private:
+  int signal_;
+};
+
 }  // namespace hs

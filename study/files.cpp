@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -56,9 +57,20 @@ std::atomic<std::size_t> g_interrupted_length{0};
 std::atomic<bool> g_holding{false};
 std::atomic<int> g_held_signal{0};
 
+// Set while a first signal only stops the measuring (MeasuringStopsOnSignal); that signal.
+std::atomic<bool> g_stops_measuring{false};
+std::atomic<int> g_stop_signal{0};
+constexpr char kStoppingLine[] =
+    "histostudy: interrupted: stopping to save what was measured (interrupt again to quit without saving)\n";
+
 extern "C" void remove_temporary_and_die(int signal) {
   if (g_holding.load()) {  // on whichever thread it lands: the holder raises it once done
     g_held_signal.store(signal);
+    return;
+  }
+  int none = 0;
+  if (g_stops_measuring.load() && g_stop_signal.compare_exchange_strong(none, signal)) {
+    [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, kStoppingLine, sizeof kStoppingLine - 1);
     return;
   }
   if (g_has_temporary.load()) ::unlink(g_temporary);
@@ -220,7 +232,9 @@ std::uint64_t checked_whole_size(int fd, const std::string& path) {
   if (!S_ISREG(st.st_mode))
     throw Error(path + ": not a regular file; run reads its inputs whole (histostudy count streams any file)");
   const auto size = std::uint64_t(st.st_size);
-  if (size == 0) throw Error(path + ": is empty; nothing to measure");
+  if (size == 0)
+    throw Error(path + ": is empty; nothing to measure (a /proc or /sys file says size 0 whatever it holds: "
+                       "histostudy count reads such a file to its end)");
   if (size > available_memory_bytes())
     throw Error(path + ": " + with_commas(size) + " bytes do not fit in this machine's available memory (" +
                 with_commas(available_memory_bytes()) + " bytes)");
@@ -332,6 +346,24 @@ void say_when_interrupted(const std::string& line) {
   std::memcpy(g_interrupted_line, line.data(), line.size());
   g_interrupted_line[line.size()] = '\n';
   g_interrupted_length.store(line.size() + 1);
+}
+
+MeasuringStopsOnSignal::MeasuringStopsOnSignal() {
+  g_stop_signal.store(0);
+  g_stops_measuring.store(true);
+}
+
+MeasuringStopsOnSignal::~MeasuringStopsOnSignal() { g_stops_measuring.store(false); }
+
+void stop_if_interrupted() {
+  if (const int signal = g_stop_signal.load())
+    throw Interrupted("interrupted by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")", signal);
+}
+
+void die_of(int signal) {
+  std::signal(signal, SIG_DFL);
+  std::raise(signal);
+  std::_Exit(128 + signal);  // should the signal be blocked
 }
 
 void install_signal_handlers() {

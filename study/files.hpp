@@ -85,6 +85,22 @@ void install_signal_handlers();
 // ("histostudy: interrupted: nothing saved"); "" (the default): none.
 void say_when_interrupted(const std::string& line);
 
+// While one lives, the first termination signal does not end the process:
+// it says so on standard error and is remembered, and stop_if_interrupted()
+// then throws Interrupted, so that a run stops before its next sample and
+// saves the cases it finished. A second signal ends the process as before.
+class MeasuringStopsOnSignal {
+ public:
+  MeasuringStopsOnSignal();
+  ~MeasuringStopsOnSignal();
+  MeasuringStopsOnSignal(const MeasuringStopsOnSignal&) = delete;
+  MeasuringStopsOnSignal& operator=(const MeasuringStopsOnSignal&) = delete;
+};
+void stop_if_interrupted();
+
+// Ends the process by `signal`, as if it had not been caught.
+[[noreturn]] void die_of(int signal);
+
 // Writes `path` by calling `write(fd)`: a new file through a temporary in the
 // same folder, linked into place (never over an existing file); an existing
 // regular file only with `replace` (renamed over it), else UsageError; a

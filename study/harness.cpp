@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "study/error.hpp"
+#include "study/files.hpp"
 
 namespace hs {
 namespace {
@@ -137,6 +138,7 @@ class RotatingSampling {
 
   // One run of `m`, zeroing the shared bins first when the counters need it.
   void turn(Member& m, bool timed) {
+    stop_if_interrupted();
     if (since_zero_ == 0 || since_zero_ >= timing_.runs_between_zeroings()) {
       m.sampler->reset_bins();
       since_zero_ = 0;

@@ -24,6 +24,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <regex>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -67,6 +68,22 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
     }
   }
   return out;
+}
+
+// "-s 67,109,475" would otherwise measure 67, 109 and 475 bytes: a list that
+// reads as one number with digit-grouping commas (three groups or more, or
+// two whose second starts with 0, as no size is written: 1,024) is refused,
+// with both ways to say what was meant. Two sizes such as 611,612 still run.
+void refuse_grouped_digits(const std::vector<std::string>& sizes) {
+  static const std::regex grouped(R"([0-9]{1,3}(,[0-9]{3}){2,}|[0-9]{1,3},0[0-9]{2})");
+  for (const auto& item : sizes) {
+    if (!std::regex_match(item, grouped)) continue;
+    std::string digits = item, separate;
+    std::erase(digits, ',');
+    for (const auto& part : split_commas({item})) separate += " -s " + part;
+    throw hs::UsageError("-s " + item + " reads as one number with digit-grouping commas: write -s " + digits +
+                         " for that size, or" + separate + " for several");
+  }
 }
 
 // Each name once, in the order first given (a name repeated would be measured twice).
@@ -178,6 +195,13 @@ void check_before_measuring(const RunOptions& opt) {
   if (!opt.no_save) hs::check_writable_dir(opt.out_dir);
 }
 
+// The lesson tables, every row and the GPU's shared-memory rates.
+void print_measurements(const hs::RunRecord& record, std::ostream& out) {
+  hs::print_lesson_tables(record.rows, out);
+  hs::print_all_rows(record.rows, out);
+  if (!record.hardware.is_null()) out << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
+}
+
 // --device all or a list: the same command on every GPU named at once, one
 // child process each with --device naming its GPU and a common --run-id.
 int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
@@ -213,6 +237,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.experiments = unique(split_commas(opt.experiments));
   request.impls = unique(split_commas(opt.impls));
   request.inputs = unique(split_inputs(opt.inputs));
+  refuse_grouped_digits(opt.sizes);
   for (const auto& s : unique(split_commas(opt.sizes))) request.sizes.push_back(hs::parse_size(s));
   request.policy.grid = opt.grid;
   request.policy.block = opt.block;
@@ -240,22 +265,34 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
   hs::say_when_interrupted("histostudy: interrupted: nothing saved");
-  hs::RunRecord record = hs::record_run(request, cases, ex, argv,
-                                        [](const std::string& line) { std::cerr << line << std::endl; });
+  hs::RunRecord record = [&] {
+    const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
+    return hs::record_run(request, cases, ex, argv, [](const std::string& line) { std::cerr << line << std::endl; });
+  }();
   record.run_id = opt.run_id;
   // Saved before anything is printed: a closed pipe on standard output loses no run.
-  const std::string saved = opt.no_save ? "" : hs::save_run(record, ex, opt.out_dir);
+  std::string saved;
+  if (!opt.no_save) {
+    try {
+      saved = hs::save_run(record, ex, opt.out_dir);
+    } catch (const std::exception& e) {  // a full disk: the measurements exist nowhere else but on the screen
+      print_measurements(record, std::cout);
+      std::cout.flush();
+      throw hs::Error(hs::message_of(e) + "; nothing saved: the measurements are printed on standard output" +
+                      (record.incomplete.empty() ? "" : " (the run had stopped early: " + record.incomplete + ")"));
+    }
+  }
   if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
   if (!record.incomplete.empty()) {
     // Said on standard output too, where --device all's parent finds every child's file.
     if (!saved.empty()) std::cout << "result file: " << saved << std::endl;
-    throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
+    const std::string where = saved.empty() ? "" : " (what was measured before it is in " + saved + ")";
+    if (!record.stopped_by_signal) throw hs::Error(record.incomplete + where);
+    std::cerr << "histostudy: " << record.incomplete << where << std::endl;
+    hs::die_of(record.stopped_by_signal);
   }
 
-  hs::print_lesson_tables(record.rows, std::cout);
-  hs::print_all_rows(record.rows, std::cout);
-  if (!record.hardware.is_null())
-    std::cout << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
+  print_measurements(record, std::cout);
   if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
   check_stdout(saved.empty() ? "" : "result file: " + saved);
   const auto& rows = record.rows;
@@ -313,8 +350,7 @@ std::vector<int> parse_archs(const std::vector<std::string>& items) {
     const int arch = std::stoi(digits);
     if (std::find(archs.begin(), archs.end(), arch) == archs.end()) archs.push_back(arch);  // 75,sm_75: built once
   }
-  if (archs.empty()) throw hs::UsageError("--arch: name at least one compute capability, such as 75 or sm_90");
-  return archs;
+  return archs;  // not empty: --arch's list refuses empty items (kList)
 }
 #endif
 
@@ -426,7 +462,7 @@ int main(int argc, char** argv) {
                   hs::experiment_names() + " (default: lesson,sweep; see list)")->check(kList);
   run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)")->check(kList);
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)")->check(kInputList);
-  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67,109,475)")->check(kList);
+  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67109475, the lesson's)")->check(kList);
   run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's); CPU implementations run without")
       ->transform(whole_number_in(1, 1 << 30));
   run->add_option("--block", run_opt.block, "GPU threads per block (default 256); CPU implementations run without")
@@ -524,7 +560,9 @@ int main(int argc, char** argv) {
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
-  generate->add_option("-s,--size", gen_size, "bytes (default 67,109,475)")->capture_default_str()->check(kNonzeroSize);
+  generate->add_option("-s,--size", gen_size, "bytes (default 67109475, the lesson's)")
+      ->capture_default_str()
+      ->check(kNonzeroSize);
   generate->add_option("-o,--output", gen_out, "file to write (default standard output); a FIFO or device is written "
                                               "through, an existing file only with --force");
   bool gen_force = false;
@@ -542,8 +580,9 @@ int main(int argc, char** argv) {
   std::string cubin_dir;
   auto* cubins = app.add_subcommand("cubins", "Compile the kernels with NVRTC toolchains into SASS and PTX modules, as their "
                                               "executors would, for the codegen audit (no GPU needed)");
-  cubins->add_option("--toolchain", cubin_toolchains, "NVRTC toolchains (default: every one `list` shows)");
-  cubins->add_option("--arch", cubin_archs, "compute capabilities (default 75,90)");
+  cubins->add_option("--toolchain", cubin_toolchains, "NVRTC toolchains (default: every one `list` shows)")
+      ->check(kList);
+  cubins->add_option("--arch", cubin_archs, "compute capabilities (default 75,90)")->check(kList);
   cubins->add_option("-o,--out-dir", cubin_dir, "where cubins, logs and manifest.json go")->required();
 
   try {

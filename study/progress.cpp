@@ -65,4 +65,17 @@ void IoProgress::show() {
   }
 }
 
+StatusLine::StatusLine() : terminal_(::isatty(STDERR_FILENO)) {}
+
+StatusLine::~StatusLine() {
+  if (shown_) std::fputs("\r\033[K", stderr);
+}
+
+void StatusLine::say(const std::string& text) {
+  if (!terminal_) return;
+  std::fprintf(stderr, "\r\033[K%s", text.c_str());
+  std::fflush(stderr);
+  shown_ = true;
+}
+
 }  // namespace hs

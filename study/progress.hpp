@@ -33,4 +33,20 @@ class IoProgress {
   std::thread thread_;  // last: starts once everything above exists
 };
 
+// What is under way, for a person watching: one line on standard error,
+// rewritten by each say() and erased when the StatusLine is destroyed. Only
+// where standard error is a terminal, like IoProgress; no thread: a line is
+// written only when said, never while a benchmark's passes are timed.
+class StatusLine {
+ public:
+  StatusLine();
+  ~StatusLine();
+  StatusLine(const StatusLine&) = delete;
+  StatusLine& operator=(const StatusLine&) = delete;
+  void say(const std::string& text);
+
+ private:
+  bool terminal_, shown_ = false;
+};
+
 }  // namespace hs

@@ -22,6 +22,7 @@ struct RunRecord {
   std::vector<Row> rows;
   nlohmann::json hardware;   // the perf experiment's shared-memory rates; null otherwise
   std::string incomplete;    // the error that stopped the run after measuring; "" when it finished
+  int stopped_by_signal = 0;  // the termination signal that stopped it (Interrupted); 0: none did
   std::string run_id;        // the run of several GPUs (or Slurm tasks) this file is one part of; "" alone
 };
 

@@ -240,6 +240,7 @@ RunRecord record_run(const StudyRequest& request, const std::vector<Case>& cases
     record.hardware = shared_rates_if_asked(request, ex);
   } catch (const std::exception& e) {  // keep every measurement taken: the file says where it stopped
     record.incomplete = message_of(e);
+    if (const auto* interrupted = dynamic_cast<const Interrupted*>(&e)) record.stopped_by_signal = interrupted->signal();
     attach_floors(record.rows);
   }
   record.environment = environment_record(ex);

@@ -9,7 +9,9 @@
 #include "study/case_range.hpp"
 #include "study/error.hpp"
 #include "study/experiments.hpp"
+#include "study/files.hpp"
 #include "study/inputs.hpp"
+#include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/sizes.hpp"
 
@@ -258,10 +260,16 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     for (auto* e : executors) total += e->supports(*c.impl);
 
   for (const auto& key : order) {
-    const auto data = make_input(parse_input(key.first), key.second);
-    if (data.empty()) throw Error(key.first + ": input is empty; nothing to measure");
+    stop_if_interrupted();
+    std::vector<std::uint8_t> data;
     Bins reference{};
-    cpu::reference(data, reference);
+    {
+      StatusLine status;  // an input of gigabytes takes seconds to make and count once
+      status.say("histostudy: preparing " + key.first + ", " + with_commas(key.second) + " B, and its reference count");
+      data = make_input(parse_input(key.first), key.second);
+      if (data.empty()) throw Error(key.first + ": input is empty; nothing to measure");
+      cpu::reference(data, reference);
+    }
     const Subject subject{key.first, data, reference};
     for (auto* e : executors) e->load(data);
     const auto report = [&](std::vector<Row> measured, std::uint64_t bins_offset) {

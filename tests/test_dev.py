@@ -42,6 +42,13 @@ def check_help():
     bogus = dev("bogus")
     expect(bogus.returncode == 2 and bogus.stderr.startswith("./dev: no command 'bogus'\n")
            and usage.stdout in bogus.stderr, "./dev bogus should name it, then the usage", bogus)
+    empty = dev("")
+    expect(empty.returncode == 2 and empty.stderr.startswith("./dev: no command ''\n"),
+           "./dev '' should be refused, not run the study", empty)
+    for cmd in ("deps", "build", "vendor"):
+        stray = dev(cmd, "--bogus")
+        expect(stray.returncode == 2 and stray.stderr == f"./dev {cmd}: takes no arguments (got: --bogus); see "
+               f"./dev {cmd} --help\n", f"./dev {cmd} --bogus should refuse the argument", stray)
     commands = [c for c in re.findall(r"^  \./dev (\w+)", usage.stdout, re.M) if c != "help"]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)

@@ -164,6 +164,19 @@ class RefusedBeforeMeasuring(Case):
         self.refused(run("run", "-i", "reference", "--input", "/dev/zero", "--no-save"), 1, "not a regular file")
         self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,612", "--no-save"), 2,
                      "does not apply to file inputs")
+        self.refused(run("run", "-i", "reference", "--input", "/proc/version", "--no-save"), 1,
+                     "a /proc or /sys file says size 0 whatever it holds")
+
+    def test_a_size_written_with_digit_grouping_commas_is_refused_not_read_as_several(self):
+        """-s 67,109,475, as --help wrote the default, measured 67, 109 and 475 bytes."""
+        self.refused(run("run", "-i", "reference", "-s", "67,109,475", "--no-save"), 2,
+                     "-s 67,109,475 reads as one number with digit-grouping commas: write -s 67109475 for that "
+                     "size, or -s 67 -s 109 -s 475 for several")
+        self.refused(run("run", "-i", "reference", "-s", "1,024", "--no-save"), 2, "write -s 1024 for that size")
+        for sizes in (["-s", "611", "-s", "256"], ["-s", "611,256"]):
+            listed = run("run", "-i", "reference", "--input", "uniform", *sizes, "--no-save")
+            self.assertEqual(listed.returncode, 0, listed.stderr)
+            self.assertIn(b"at 256 B 611 B", listed.stderr)
 
     def test_a_fifo_input_is_refused_without_waiting_for_a_writer(self):
         fifo = self.path("fifo")
@@ -180,6 +193,9 @@ class RefusedBeforeMeasuring(Case):
                     self.refused(run("run", option, value, "--no-save"), 2, "names nothing")
         for option in ("--control", "--run-id"):
             self.refused(run("run", option, "", "--no-save"), 2, "an empty value names nothing")
+        for option, value in (("--arch", "90,,75"), ("--toolchain", ""), ("--toolchain", "nvrtc,")):
+            with self.subTest(option=option, value=value):
+                self.refused(run("cubins", option, value, "-o", self.path("cubins")), 2, "names nothing")
 
     def test_grid_block_and_the_gpu_timing_options_are_the_gpu_implementations_alone(self):
         """With no GPU implementation to launch they are refused before anything is made (never accepted and
@@ -246,7 +262,7 @@ class RefusedBeforeMeasuring(Case):
         out = run("run", "-s", "12XB", "--no-save")
         self.refused(out, 2, "TiB")
         if built_with_cuda():
-            self.refused(run("cubins", "-o", self.dir, "--arch", ""), 2, "at least one compute capability")
+            self.refused(run("cubins", "-o", self.dir, "--arch", ""), 2, "an empty value names nothing")
             for spec in ("nvcc", f"modules:{self.dir}"):   # cubins compiles with NVRTC alone, and says so alike
                 self.refused(run("cubins", "-o", self.path("m"), "--toolchain", spec), 2,
                              f"toolchain {spec}: ")
@@ -322,6 +338,22 @@ class ModulesFolder(Case):
 
 
 class NothingLost(Case):
+    def test_a_result_file_that_cannot_be_written_leaves_the_measurements_printed(self):
+        out_dir = self.path("out")
+
+        def small_files_only():  # as a full disk would: the result file's write fails (EFBIG, SIGXFSZ ignored)
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+
+        out = run("run", *QUICK, "-o", out_dir, preexec_fn=small_files_only)
+        self.assertEqual(out.returncode, 1, out.stderr)
+        last = out.stderr.decode().splitlines()[-1]
+        self.assertIn("write error", last)
+        self.assertTrue(last.endswith("nothing saved: the measurements are printed on standard output"), last)
+        self.assertIn("All measurements", out.stdout.decode())
+        self.assertIn("reference", out.stdout.decode())
+        self.assertEqual(os.listdir(out_dir), [])  # no partial file left
+
     def test_a_failure_after_measuring_keeps_what_was_measured(self):
         doomed, out_dir = self.path("doomed.bin"), self.path("out")
         with open(doomed, "wb") as f:
@@ -421,18 +453,26 @@ class NothingLost(Case):
         self.assertIn("standard output: write error", last)
         self.assertTrue(last.endswith(f"; result file: {saved}"), last)
 
-    def test_an_interrupted_run_says_nothing_was_saved(self):
+    def test_an_interrupted_run_saves_what_it_measured(self):
         out_dir = self.path("out")
-        with running("run", "-i", "reference", "-s", "64MiB", "-o", out_dir, stdout=subprocess.DEVNULL,
+        with running("run", "-i", "reference", "-s", "64MiB", "-o", out_dir, stdout=subprocess.PIPE,
                      stderr=subprocess.PIPE) as proc:
             line = proc.stderr.readline()
-            while line and b"[1/" not in line:  # measuring
+            while line and b"[1/" not in line:  # measuring: one row done
                 line = proc.stderr.readline()
             proc.send_signal(signal.SIGINT)
-            err = proc.communicate(timeout=60)[1]
+            out, err = proc.communicate(timeout=60)
         self.assertEqual(proc.returncode, -signal.SIGINT)
-        self.assertEqual(err.decode().splitlines()[-1], "histostudy: interrupted: nothing saved")
-        self.assertFalse(os.path.exists(out_dir))
+        [saved] = self.results(out_dir)
+        doc = load(saved)
+        self.assertGreaterEqual(len(doc["rows"]), 1)
+        self.assertIn("interrupted by signal", doc["incomplete"]["error"])
+        self.assertEqual(out.decode(), f"result file: {saved}\n")
+        lines = err.decode().splitlines()
+        self.assertIn("histostudy: interrupted: stopping to save what was measured "
+                      "(interrupt again to quit without saving)", lines)
+        self.assertEqual(lines[-1], f"histostudy: {doc['incomplete']['error']} (what was measured before it is in "
+                                    f"{saved})")
 
     def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")
