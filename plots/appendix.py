@@ -241,7 +241,7 @@ def history_prose(h):
     releases = h.releases
     kernels = sorted({(s.impl, s.input) for s in stepped})
     text = (f"Every NVRTC release from {history.version_text(releases[0])} to {history.version_text(releases[-1])} "
-            f"built the study's kernels on a machine without a GPU; one run on the {gpu_name(run, None)} "
+            f"built the study's kernels on a machine without a GPU; one run on {gpu_name(run, None)} "
             f"(`{run.path}`) timed each release's SASS, and each release's PTX compiled by the driver, beside nvcc "
             f"and its A/A control, sampled in rotation on one set of buffers. Of {len(model)} kernel x input x "
             f"code series, {flat} are flat within their A/A noise")

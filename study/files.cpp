@@ -70,7 +70,9 @@ extern "C" void remove_temporary_and_die(int signal) {
   }
   int none = 0;
   if (g_stops_measuring.load() && g_stop_signal.compare_exchange_strong(none, signal)) {
+    const int saved_errno = errno;  // returning to code that may be about to read it
     [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, kStoppingLine, sizeof kStoppingLine - 1);
+    errno = saved_errno;
     return;
   }
   if (g_has_temporary.load()) ::unlink(g_temporary);
@@ -355,6 +357,8 @@ MeasuringStopsOnSignal::MeasuringStopsOnSignal() {
 
 MeasuringStopsOnSignal::~MeasuringStopsOnSignal() { g_stops_measuring.store(false); }
 
+int stop_signal() { return g_stop_signal.load(); }
+
 void stop_if_interrupted() {
   if (const int signal = g_stop_signal.load())
     throw Interrupted("interrupted by signal " + std::to_string(signal) + " (" + strsignal(signal) + ")", signal);
@@ -368,7 +372,12 @@ void die_of(int signal) {
 
 void install_signal_handlers() {
   std::signal(SIGPIPE, SIG_IGN);
-  for (int s : kTerminationSignals) std::signal(s, remove_temporary_and_die);
+  for (int s : kTerminationSignals) {
+    struct sigaction was{};
+    // One ignored by whoever started us (nohup; a shell's background job) stays ignored.
+    if (::sigaction(s, nullptr, &was) == 0 && was.sa_handler == SIG_IGN) continue;
+    std::signal(s, remove_temporary_and_die);
+  }
 }
 
 void write_output_file(const std::string& path, bool replace, const std::function<void(int fd)>& write) {

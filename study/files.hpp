@@ -78,7 +78,8 @@ std::uint64_t whole_file_size(const std::string& path);
 std::vector<std::uint8_t> read_whole_file(const std::string& path);
 
 // Installs the termination-signal handlers that remove the temporary file
-// in flight (SIGINT, SIGTERM, SIGHUP) and ignores SIGPIPE, so a closed pipe
+// in flight (SIGINT, SIGTERM, SIGHUP; one inherited as ignored stays so, as
+// nohup asks) and ignores SIGPIPE, so a closed pipe
 // is a write error the command reports, not a silent death. Call once, first.
 void install_signal_handlers();
 // The line those handlers write to standard error before the process dies
@@ -97,6 +98,8 @@ class MeasuringStopsOnSignal {
   MeasuringStopsOnSignal& operator=(const MeasuringStopsOnSignal&) = delete;
 };
 void stop_if_interrupted();
+// The signal that asked the measuring to stop; 0: none came.
+int stop_signal();
 
 // Ends the process by `signal`, as if it had not been caught.
 [[noreturn]] void die_of(int signal);

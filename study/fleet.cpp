@@ -173,7 +173,16 @@ void start(Running& r, const std::string& program) {
   std::vector<char*> args;
   for (const auto& a : r.member->argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const int failed = ::posix_spawn(&r.pid, program.c_str(), &actions, nullptr, args.data(), environ);
+  // Each child in a process group of its own: a terminal's Ctrl-C (or a
+  // signal to our group) reaches it once, passed on by the parent, so its
+  // first signal stops it and saves what it measured; a second, straight
+  // from the terminal, would have ended it with nothing saved.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  const int failed = ::posix_spawn(&r.pid, program.c_str(), &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   ::close(err[1]);
@@ -215,18 +224,12 @@ void reap(Running& r) {
   }
 }
 
-// After an error of the parent's own: every member still running is stopped
-// and reaped and its pipes closed, so that none is left on its GPU unwatched.
-void stop_all(std::vector<Running>& running) {
-  for (auto& r : running) {
-    if (r.pid > 0) ::kill(r.pid, SIGTERM);
-    for (Stream* s : {&r.out, &r.err})
-      if (s->fd >= 0) {
-        ::close(s->fd);
-        s->fd = -1;
-      }
-    reap(r);
-  }
+void close_streams(Running& r) {
+  for (Stream* s : {&r.out, &r.err})
+    if (s->fd >= 0) {
+      ::close(s->fd);
+      s->fd = -1;
+    }
 }
 
 void pass_on(int signal_fd, std::vector<Running>& running) {
@@ -282,8 +285,15 @@ std::vector<MemberExit> run_members(const std::vector<Member>& members, const st
       start(running[i], program);
     }
     watch(running, relay, out, err);
-  } catch (...) {
-    stop_all(running);
+  } catch (...) {  // an error of the parent's own: no member is left running on its GPU unwatched
+    for (auto& r : running)
+      if (r.pid > 0) ::kill(r.pid, SIGTERM);  // each stops and saves what it measured
+    try {
+      watch(running, relay, out, err);  // their last lines (the files they saved) relayed
+    } catch (...) {
+      for (auto& r : running) close_streams(r);
+    }
+    for (auto& r : running) reap(r);
     throw;
   }
   std::vector<MemberExit> exits;

@@ -70,19 +70,19 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
   return out;
 }
 
-// "-s 67,109,475" would otherwise measure 67, 109 and 475 bytes: a list that
-// reads as one number with digit-grouping commas (three groups or more, or
-// two whose second starts with 0, as no size is written: 1,024) is refused,
-// with both ways to say what was meant. Two sizes such as 611,612 still run.
+// "-s 67,109,475" would otherwise measure 67, 109 and 475 bytes, "-s 65,536"
+// 65 and 536: a list that reads as one number with digit-grouping commas is
+// ambiguous, so it is refused with both ways to say what was meant (a list
+// of such sizes is written -s 128 -s 256, or with a unit: 128,256B).
 void refuse_grouped_digits(const std::vector<std::string>& sizes) {
-  static const std::regex grouped(R"([0-9]{1,3}(,[0-9]{3}){2,}|[0-9]{1,3},0[0-9]{2})");
+  static const std::regex grouped(R"([0-9]{1,3}(,[0-9]{3})+)");
   for (const auto& item : sizes) {
     if (!std::regex_match(item, grouped)) continue;
     std::string digits = item, separate;
     std::erase(digits, ',');
     for (const auto& part : split_commas({item})) separate += " -s " + part;
-    throw hs::UsageError("-s " + item + " reads as one number with digit-grouping commas: write -s " + digits +
-                         " for that size, or" + separate + " for several");
+    throw hs::UsageError("--size " + item + " could be one number with digit-grouping commas or a list: write -s " +
+                         digits + " for one size, or" + separate + " for several");
   }
 }
 
@@ -202,6 +202,25 @@ void print_measurements(const hs::RunRecord& record, std::ostream& out) {
   if (!record.hardware.is_null()) out << "\nShared-memory update rates (this GPU):\n" << record.hardware.dump(1) << "\n";
 }
 
+// A run a signal stopped: where its measurements are (the result file, or
+// with --no-save standard output, the only copy), then the end by that signal.
+[[noreturn]] void end_interrupted(const hs::RunRecord& record, const std::string& saved) {
+  if (saved.empty())
+    print_measurements(record, std::cout);
+  else
+    std::cout << "result file: " << saved << "\n";  // where --device all's parent finds every child's file
+  std::cout.flush();
+  const int signal = record.stopped_by_signal;
+  const std::string why = !record.incomplete.empty() ? record.incomplete
+                                                     : "interrupted by signal " + std::to_string(signal) + " (" +
+                                                           strsignal(signal) + ") after its last case";
+  std::cerr << "histostudy: " << why
+            << (saved.empty() ? "; nothing saved (--no-save): what was measured is on standard output"
+                              : " (what was measured is in " + saved + ")")
+            << std::endl;
+  hs::die_of(signal);
+}
+
 // --device all or a list: the same command on every GPU named at once, one
 // child process each with --device naming its GPU and a common --run-id.
 int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
@@ -267,7 +286,11 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = [&] {
     const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
-    return hs::record_run(request, cases, ex, argv, [](const std::string& line) { std::cerr << line << std::endl; });
+    // Each progress line in one write, so that the signal's own line never lands inside one.
+    auto r = hs::record_run(request, cases, ex, argv, [](const std::string& line) { std::cerr << line + "\n"; });
+    // One that came after the last sample stopped nothing, but the run still ends by it once saved.
+    if (!r.stopped_by_signal) r.stopped_by_signal = hs::stop_signal();
+    return r;
   }();
   record.run_id = opt.run_id;
   // Saved before anything is printed: a closed pipe on standard output loses no run.
@@ -278,18 +301,18 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
     } catch (const std::exception& e) {  // a full disk: the measurements exist nowhere else but on the screen
       print_measurements(record, std::cout);
       std::cout.flush();
-      throw hs::Error(hs::message_of(e) + "; nothing saved: the measurements are printed on standard output" +
-                      (record.incomplete.empty() ? "" : " (the run had stopped early: " + record.incomplete + ")"));
+      const std::string what = hs::message_of(e) + "; nothing saved: the measurements are printed on standard output" +
+                               (record.incomplete.empty() ? "" : " (the run had stopped: " + record.incomplete + ")");
+      if (dynamic_cast<const hs::UsageError*>(&e)) throw hs::UsageError(what);
+      throw hs::Error(what);
     }
   }
   if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
+  if (record.stopped_by_signal) end_interrupted(record, saved);
   if (!record.incomplete.empty()) {
     // Said on standard output too, where --device all's parent finds every child's file.
     if (!saved.empty()) std::cout << "result file: " << saved << std::endl;
-    const std::string where = saved.empty() ? "" : " (what was measured before it is in " + saved + ")";
-    if (!record.stopped_by_signal) throw hs::Error(record.incomplete + where);
-    std::cerr << "histostudy: " << record.incomplete << where << std::endl;
-    hs::die_of(record.stopped_by_signal);
+    throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
   }
 
   print_measurements(record, std::cout);

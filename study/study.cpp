@@ -155,8 +155,16 @@ void check_policies_resolve(const std::vector<Case>& cases, const std::vector<Ex
                             const StudyRequest& request) {
   for (const auto& c : cases) {
     const TimingPlan& timing = c.impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
-    for (auto* e : executors)
-      if (e->supports(*c.impl)) (void)e->resolve(*c.impl, c.policy, c.size, timing.runs_between_zeroings());
+    const auto& blocks = find_experiment(c.experiment).blocks;
+    try {
+      for (auto* e : executors)
+        if (e->supports(*c.impl)) (void)e->resolve(*c.impl, c.policy, c.size, timing.runs_between_zeroings());
+    } catch (const UsageError& e) {
+      if (blocks.empty()) throw;  // the user's own launch: the variant's words say it all
+      throw UsageError("the " + c.experiment + " experiment runs every block size from " +
+                       std::to_string(blocks.front()) + " to " + std::to_string(blocks.back()) + ", and " + e.what() +
+                       ": leave " + std::string(c.impl->name) + " out of it");
+    }
   }
 }
 

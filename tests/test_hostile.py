@@ -162,18 +162,20 @@ class RefusedBeforeMeasuring(Case):
         open(empty, "w").close()
         self.refused(run("run", "-i", "reference", "--input", f"uniform,{empty}", "--no-save"), 1, "is empty")
         self.refused(run("run", "-i", "reference", "--input", "/dev/zero", "--no-save"), 1, "not a regular file")
-        self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,612", "--no-save"), 2,
+        self.refused(run("run", "-i", "reference", "--input", empty, "-s", "611,64KiB", "--no-save"), 2,
                      "does not apply to file inputs")
         self.refused(run("run", "-i", "reference", "--input", "/proc/version", "--no-save"), 1,
                      "a /proc or /sys file says size 0 whatever it holds")
 
     def test_a_size_written_with_digit_grouping_commas_is_refused_not_read_as_several(self):
-        """-s 67,109,475, as --help wrote the default, measured 67, 109 and 475 bytes."""
+        """-s 67,109,475, as --help wrote the default, measured 67, 109 and 475 bytes; -s 65,536 65 and 536."""
         self.refused(run("run", "-i", "reference", "-s", "67,109,475", "--no-save"), 2,
-                     "-s 67,109,475 reads as one number with digit-grouping commas: write -s 67109475 for that "
-                     "size, or -s 67 -s 109 -s 475 for several")
-        self.refused(run("run", "-i", "reference", "-s", "1,024", "--no-save"), 2, "write -s 1024 for that size")
-        for sizes in (["-s", "611", "-s", "256"], ["-s", "611,256"]):
+                     "--size 67,109,475 could be one number with digit-grouping commas or a list: write -s 67109475 "
+                     "for one size, or -s 67 -s 109 -s 475 for several")
+        for ambiguous in ("65,536", "611,256", "1,024"):
+            self.refused(run("run", "-i", "reference", "-s", ambiguous, "--no-save"), 2,
+                         f"write -s {ambiguous.replace(',', '')} for one size")
+        for sizes in (["-s", "611", "-s", "256"], ["-s", "611,256B"]):
             listed = run("run", "-i", "reference", "--input", "uniform", *sizes, "--no-save")
             self.assertEqual(listed.returncode, 0, listed.stderr)
             self.assertIn(b"at 256 B 611 B", listed.stderr)
@@ -453,26 +455,35 @@ class NothingLost(Case):
         self.assertIn("standard output: write error", last)
         self.assertTrue(last.endswith(f"; result file: {saved}"), last)
 
-    def test_an_interrupted_run_saves_what_it_measured(self):
-        out_dir = self.path("out")
-        with running("run", "-i", "reference", "-s", "64MiB", "-o", out_dir, stdout=subprocess.PIPE,
+    def interrupted_after_one_row(self, *args):
+        """(stdout, stderr) of run ARGS sent SIGINT once its first row is measured (of 8: seconds remain)."""
+        with running("run", "-i", "reference", "-s", "64MiB", *args, stdout=subprocess.PIPE,
                      stderr=subprocess.PIPE) as proc:
             line = proc.stderr.readline()
-            while line and b"[1/" not in line:  # measuring: one row done
+            while line and b"[1/" not in line:
                 line = proc.stderr.readline()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=60)
-        self.assertEqual(proc.returncode, -signal.SIGINT)
+        self.assertEqual(proc.returncode, -signal.SIGINT, err)
+        self.assertIn(b"histostudy: interrupted: stopping to save what was measured (interrupt again to quit "
+                      b"without saving)\n", err)
+        return out.decode(), err.decode().splitlines()[-1]
+
+    def test_an_interrupted_run_saves_what_it_measured(self):
+        out_dir = self.path("out")
+        out, last = self.interrupted_after_one_row("-o", out_dir)
         [saved] = self.results(out_dir)
         doc = load(saved)
         self.assertGreaterEqual(len(doc["rows"]), 1)
         self.assertIn("interrupted by signal", doc["incomplete"]["error"])
-        self.assertEqual(out.decode(), f"result file: {saved}\n")
-        lines = err.decode().splitlines()
-        self.assertIn("histostudy: interrupted: stopping to save what was measured "
-                      "(interrupt again to quit without saving)", lines)
-        self.assertEqual(lines[-1], f"histostudy: {doc['incomplete']['error']} (what was measured before it is in "
-                                    f"{saved})")
+        self.assertEqual(out, f"result file: {saved}\n")
+        self.assertEqual(last, f"histostudy: {doc['incomplete']['error']} (what was measured is in {saved})")
+
+    def test_an_interrupted_run_without_saving_prints_what_it_measured(self):
+        out, last = self.interrupted_after_one_row("--no-save")
+        self.assertIn("All measurements", out)
+        self.assertIn(" reference ", out)
+        self.assertTrue(last.endswith("; nothing saved (--no-save): what was measured is on standard output"), last)
 
     def failing_read(self):
         shim = os.environ.get("HISTOSTUDY_FAILING_READ")
@@ -569,7 +580,8 @@ class SaysWhatItDoes(Case):
         rows = load(saved)["rows"]
         self.assertEqual(sorted({r["input"] for r in rows}), [name])
         self.assertEqual(len([r for r in rows if r["impl"] == "reference"]), 1)
-        out = run("run", "-i", "reference", "--input", "uniform,uniform", "-s", "611,611", "-o", self.dir)
+        out = run("run", "-i", "reference", "--input", "uniform,uniform", "-s", "611", "-s", "611B", "-o",
+                  self.dir)
         rows = load(sorted(self.results(self.dir))[-1])["rows"]
         self.assertEqual(len([r for r in rows if r["impl"] == "reference"]), 1)
 

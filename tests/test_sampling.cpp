@@ -338,10 +338,16 @@ TEST_CASE("a launch policy that one toolchain refuses stops the run at its plan,
   request.sizes = {611};
   request.policy.block = 512;
   CHECK_NOTHROW(hs::plan_cases(request, {&cpu, &gpu}));
-  g_calls.clear();
   CHECK_THROWS_WITH_AS(hs::plan_cases(request, {&cpu, &gpu, &small}), "small: block size over 256", hs::UsageError);
-  CHECK(g_calls.empty());
-  CHECK(small.placements.empty());  // nothing was run, not even a check
+  // A block the experiment chose, not the user: the refusal says so.
+  request.experiments = {"blocks"};
+  request.impls = {"lane_shared"};
+  request.policy = {};
+  small.max_block = 512;
+  CHECK_THROWS_WITH_AS(hs::plan_cases(request, {&cpu, &small}),
+                       "the blocks experiment runs every block size from 64 to 1024, and small: block size over 512: "
+                       "leave lane_shared out of it",
+                       hs::UsageError);
 }
 
 TEST_CASE("cache modes parse by name; anything else is a usage error") {

@@ -21,7 +21,7 @@ step cpu_only 20 build-gpu/histostudy run -i reference -s 611 --cache hot --no-s
 step refused_block 30 build-gpu/histostudy run -i global,lane_shared --input uniform -s 1MiB --block 1024 --no-save
 step perf_rates 120 build-gpu/histostudy run -e perf -i lane_shared --input uniform -s 1MiB --device 0 --no-save
 # adc0dc6: a first SIGINT in the middle of a GPU lesson run saves the cases it finished (an incomplete file).
-step interrupt 90 bash -c 'build-gpu/histostudy run -e lesson -o "$OUT/intr" & p=$!; sleep 20; kill -INT $p; wait $p;
+step interrupt 90 bash -c 'build-gpu/histostudy run -e lesson -o "$OUT/intr" & p=$!; sleep 20; kill -TERM $p; wait $p;
   echo "rc=$?"; ls "$OUT/intr"'
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >"$OUT/gpu.txt" 2>&1
 rm -rf "$OUT/b"
