@@ -485,7 +485,9 @@ int main(int argc, char** argv) {
                   hs::experiment_names() + " (default: lesson,sweep; see list)")->check(kList);
   run->add_option("-i,--impl", run_opt.impls, "implementations (default: all that run here; see list)")->check(kList);
   run->add_option("--input", run_opt.inputs, "inputs, replacing the experiments' (see list)")->check(kInputList);
-  run->add_option("-s,--size", run_opt.sizes, "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default 67109475, the lesson's)")->check(kList);
+  run->add_option("-s,--size", run_opt.sizes,
+                  "sizes: 611, 64MiB, 1GiB, 64MiB+611 (default " + std::to_string(hs::kLessonSize) + ", the lesson's)")
+      ->check(kList);
   run->add_option("--grid", run_opt.grid, "GPU blocks (default 1024, the lesson's); CPU implementations run without")
       ->transform(whole_number_in(1, 1 << 30));
   run->add_option("--block", run_opt.block, "GPU threads per block (default 256); CPU implementations run without")
@@ -583,9 +585,7 @@ int main(int argc, char** argv) {
   std::string gen_input, gen_size = std::to_string(hs::kLessonSize), gen_out = "-";
   auto* generate = app.add_subcommand("generate", "Write a study input's exact bytes");
   generate->add_option("INPUT", gen_input, "uniform, lesson_english, prose, one_byte, distinct_K")->required();
-  generate->add_option("-s,--size", gen_size, "bytes (default 67109475, the lesson's)")
-      ->capture_default_str()
-      ->check(kNonzeroSize);
+  generate->add_option("-s,--size", gen_size, "bytes (default: the lesson's)")->capture_default_str()->check(kNonzeroSize);
   generate->add_option("-o,--output", gen_out, "file to write (default standard output); a FIFO or device is written "
                                               "through, an existing file only with --force");
   bool gen_force = false;
