@@ -195,6 +195,11 @@ void start(Running& r, const std::string& program) {
   }
 }
 
+void close_stream(Stream& s) {
+  if (s.fd >= 0) ::close(s.fd);
+  s.fd = -1;
+}
+
 // Reads what `s` has; at its end relays what is left and closes it.
 void drain(Stream& s, const std::string& label, bool live, std::ostream& to) {
   std::array<char, 65536> buf{};
@@ -205,8 +210,7 @@ void drain(Stream& s, const std::string& label, bool live, std::ostream& to) {
     if (live) relay_lines(label, s.pending, false, to);
     return;
   }
-  ::close(s.fd);
-  s.fd = -1;
+  close_stream(s);
 }
 
 void reap(Running& r) {
@@ -222,14 +226,6 @@ void reap(Running& r) {
     r.exit.status = 128 + WTERMSIG(status);
     r.exit.how = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   }
-}
-
-void close_streams(Running& r) {
-  for (Stream* s : {&r.out, &r.err})
-    if (s->fd >= 0) {
-      ::close(s->fd);
-      s->fd = -1;
-    }
 }
 
 void pass_on(int signal_fd, std::vector<Running>& running) {
@@ -291,7 +287,8 @@ std::vector<MemberExit> run_members(const std::vector<Member>& members, const st
     try {
       watch(running, relay, out, err);  // their last lines (the files they saved) relayed
     } catch (...) {
-      for (auto& r : running) close_streams(r);
+      for (auto& r : running)
+        for (Stream* s : {&r.out, &r.err}) close_stream(*s);
     }
     for (auto& r : running) reap(r);
     throw;
