@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <set>
 
 #include <cuda_runtime_api.h>
@@ -52,18 +51,6 @@ std::shared_ptr<const NvrtcLibrary> load_nvrtc(const std::string& library) {
     }
   }
   throw UsageError("no NVRTC toolchain: " + failures);
-}
-
-// Library files `./dev nvrtc` installed: .deps/nvrtc/<version>/**/libnvrtc.so.<major>.
-std::vector<std::string> installed_nvrtc_libraries() {
-  std::vector<std::string> found;
-  std::error_code ec;
-  const std::regex library_name(R"(libnvrtc\.so\.\d+)");
-  for (fs::recursive_directory_iterator it(fs::path(HISTOSTUDY_SOURCE_DIR) / ".deps" / "nvrtc", ec), end;
-       !ec && it != end; it.increment(ec))
-    if (std::regex_match(it->path().filename().string(), library_name)) found.push_back(it->path().string());
-  std::sort(found.begin(), found.end());
-  return found;
 }
 
 }  // namespace
@@ -160,7 +147,10 @@ std::shared_ptr<SharedDevice> open_device(const std::string& spec) {
 std::vector<FoundToolchain> find_toolchains() {
   std::vector<FoundToolchain> found = {{"nvcc", "nvcc " + nvcc::version(), "built in"}};
   std::set<std::string> labels = {found.front().label};
-  std::vector<std::string> specs = {"nvrtc"};
+  std::vector<std::string> specs;
+  for (const auto& release : nvrtc_releases())  // installed releases first, so they go by their names
+    if (installed_release_library(release.release)) specs.push_back(release.release);
+  specs.push_back("nvrtc");
   for (const auto& library : installed_nvrtc_libraries()) specs.push_back(std::string(kNvrtcPrefix) + library);
   for (const auto& spec : specs) {
     try {

@@ -65,8 +65,9 @@ struct FoundToolchain {
   std::string where;  // "built in", or the library file
 };
 
-// nvcc, the NVRTC on the default search path, and those `./dev nvrtc`
-// installed under .deps/nvrtc; one per label. Needs no GPU.
+// nvcc, the NVRTC releases `./dev nvrtc` installed (by their names), the
+// NVRTC on the default search path and any other library under
+// .deps/nvrtc; one per label (a release first). Needs no GPU.
 std::vector<FoundToolchain> find_toolchains();
 
 // The NVRTC library an "nvrtc[:LIBRARY]" spec names. Throws UsageError for

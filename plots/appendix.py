@@ -439,8 +439,9 @@ def further_section(m):
             Items(tuple(f"[reports/{name}](reports/{name}): {what}" for name, what in REPORTS)),
             Para("Your own GPU: `./dev study` on it writes its runs under `runs/`; `./dev appendix` then makes this "
                  "appendix from them, your GPU beside the T4 and the study's H200, in `runs/appendix/` (the "
-                 "committed paper is never touched). `python3 -m plots.compare A.json B.json` audits one run "
-                 "against another, exiting 1 on a slowdown beyond its threshold.")]
+                 "committed paper is never touched). `./dev audit A.json B.json` audits one run against another, "
+                 "and `./dev audit 12.6 13.0` two CUDA releases on your GPU: exit 1 on a failed check, a missing "
+                 "row or a slowdown beyond its threshold, 2 where it cannot judge.")]
 
 
 # ---- the whole ----

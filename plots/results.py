@@ -7,6 +7,7 @@ data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
 import json
+import math
 import os
 import pathlib
 import re
@@ -108,12 +109,22 @@ def read_text(path, shown):
         raise ResultError(shown, f"cannot read ({e})") from None
 
 
+def _finite_float(text):
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as inf
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
 def parse_json(path, text):
-    """The JSON document of a histostudy file; NaN and Infinity, which no histostudy writes, are refused."""
+    """The JSON document of a histostudy file; NaN and Infinity (or a number beyond a double), which no
+    histostudy writes, are refused, and so is nesting too deep for Python's parser."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except ValueError as e:
         raise ResultError(path, f"not valid JSON, or truncated ({e})") from None
+    except RecursionError:
+        raise ResultError(path, "nested too deeply to be a histostudy file") from None
 
 
 def parse_run(path, text):
@@ -125,9 +136,9 @@ def parse_run(path, text):
         raise ResultError(path, f'not a histostudy result file (format is {doc["format"]!r}, not "{FORMAT}")')
     check_version(path, doc, "schema_version", SCHEMA_VERSION)
     check_schema(path, doc, _schema_validator(), "result")
-    bad_time = first_nonpositive_time(doc)
+    bad_time = first_bad_time(doc)
     if bad_time:
-        raise ResultError(path, f"{bad_time[0]} is {bad_time[1]!r} ms: a time must be positive")
+        raise ResultError(path, f"{bad_time[0]} is {bad_time[1]!r} ms: a time must be positive and under a day")
     return doc
 
 
@@ -142,14 +153,18 @@ def _times(row):
     yield "sample_log.ms[]", [t for t in (row.get("sample_log") or {}).get("ms", []) if t is not None]
 
 
-def first_nonpositive_time(doc):
-    """('rows[3].samples_ms[0]', 0) for the first time that is zero or negative, else None: every ratio
-    and rate divides by times, so such a file is bad input, not a fast run."""
+# No sample of one histogram of at most 1 TiB takes a day (12 MB/s): a longer time is a corrupt file.
+MAX_TIME_MS = 86_400_000.0
+
+
+def first_bad_time(doc):
+    """('rows[3].samples_ms[0]', 0) for the first time that is zero, negative or a day or more, else None:
+    every ratio and rate divides by times, so such a file is bad input, not a fast or slow run."""
     for n, row in enumerate(doc["rows"]):
         for where, times in _times(row):
-            if times and min(times) <= 0:
-                i, t = next((i, t) for i, t in enumerate(times) if t <= 0)
-                return f"rows[{n}].{where.replace('[]', f'[{i}]')}", t
+            for i, t in enumerate(times):
+                if not 0 < t < MAX_TIME_MS:
+                    return f"rows[{n}].{where.replace('[]', f'[{i}]')}", t
     return None
 
 

@@ -12,7 +12,7 @@ from plots.results import (aa_comparison, case_key, conditions, is_control, is_t
                            toolchain_pairs, version_pairs)
 from plots.table import Table
 
-EXPERIMENT = "lesson"  # the lesson's rows; `python3 -m plots.compare` audits every row
+EXPERIMENT = "lesson"  # the lesson's rows; `./dev audit` (plots/audit.py) audits every row
 HEADLINE = ("baseline", "uniform")  # the role and input where bins placement once passed for a version effect
 
 

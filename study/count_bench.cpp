@@ -22,6 +22,7 @@
 #include "study/error.hpp"
 #include "study/executor.hpp"
 #include "study/files.hpp"
+#include "study/host_load.hpp"
 #include "study/progress.hpp"
 #include "study/results.hpp"
 #include "study/session.hpp"
@@ -105,37 +106,6 @@ std::uint64_t pread_and_discard(const std::string& path, int threads) {
   }
   if (error) std::rethrow_exception(error);
   return total;
-}
-
-// CPU seconds the whole machine spent busy (/proc/stat) and this process
-// used (getrusage): their difference over a run is what other processes
-// took from it. steal_s: the busy seconds the hypervisor gave other guests
-// while this machine's CPUs had work (0 off a virtual machine); the
-// difference can miss them, as this process's CPU time may include them.
-struct CpuUse {
-  double machine_busy_s = 0, steal_s = 0, this_process_s = 0;
-};
-
-CpuUse cpu_use_now() {
-  CpuUse use;
-  std::ifstream stat("/proc/stat");
-  std::string cpu;
-  unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-  if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal) {
-    const double tick = double(::sysconf(_SC_CLK_TCK));
-    use.machine_busy_s = double(user + nice + system + irq + softirq + steal) / tick;
-    use.steal_s = double(steal) / tick;
-  }
-  rusage self{};
-  ::getrusage(RUSAGE_SELF, &self);
-  auto s = [](const timeval& t) { return double(t.tv_sec) + 1e-6 * double(t.tv_usec); };
-  use.this_process_s = s(self.ru_utime) + s(self.ru_stime);
-  return use;
-}
-
-// The CPU seconds other processes used between two readings.
-double others_cpu_s(const CpuUse& before, const CpuUse& after) {
-  return (after.machine_busy_s - before.machine_busy_s) - (after.this_process_s - before.this_process_s);
 }
 
 // An entry's A/A repeat, as count-bench names it.

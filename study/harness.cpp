@@ -270,7 +270,8 @@ nlohmann::json Row::to_json() const {
           {"lesson_mean_ms", optional_json(lesson_mean_ms)},
           {"gbps", gbps},
           {"floor_impl", floor_impl},
-          {"pct_of_floor", optional_json(pct_of_floor)}};
+          {"pct_of_floor", optional_json(pct_of_floor)},
+          {"host_load", host_load}};
 }
 
 }  // namespace hs

@@ -78,6 +78,9 @@ struct Row {
   double gbps = 0;                     // bytes_read over the median time
   std::optional<double> pct_of_floor;  // against the floor measured in the same run
   std::string floor_impl;
+  // CPU rows: what the rest of the host did while their rotation ran
+  // (study/host_load.hpp); null on the GPU.
+  nlohmann::json host_load;
 
   nlohmann::json to_json() const;
 };

@@ -50,6 +50,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/microbench.hpp"
 #include "cuda/modules.hpp"
+#include "cuda/toolchain_spec.hpp"
 #include "cuda/toolchains.hpp"
 #endif
 
@@ -359,6 +360,10 @@ void list_command() {
   for (const auto& t : hs::gpu::find_toolchains())
     std::printf("  %-18s %s%s\n", t.label.c_str(), t.spec.c_str(),
                 t.spec.ends_with(t.where) ? "" : (" (" + t.where + ")").c_str());
+  std::string missing;
+  for (const auto& r : hs::gpu::nvrtc_releases())
+    if (!hs::gpu::installed_release_library(r.release)) missing += (missing.empty() ? "" : ", ") + r.release;
+  if (!missing.empty()) std::cout << "  NVRTC releases not installed (./dev nvrtc RELEASE): " << missing << "\n";
 #endif
   if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << ex.gpu_absent << ")\n";
 }
@@ -529,7 +534,8 @@ int main(int argc, char** argv) {
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
                   "(--device all sets it; tools/slurm_fleet.sh gives each array job one)")->check(kNotEmpty);
   run->add_option("--toolchain", run_opt.toolchains,
-                  "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, nvrtc:/path/to/libnvrtc.so.N "
+                  "GPU toolchains, sampled in rotation on shared buffers: nvcc, nvrtc, an NVRTC release by name "
+                  "(12.6 or nvrtc-12.6: ./dev nvrtc installs it), nvrtc:/path/to/libnvrtc.so.N, modules:DIR "
                   "(default nvcc; see list)")->check(kList);
 
   // count's default: the CPU's privatized implementation.

@@ -10,6 +10,7 @@
 #include "study/error.hpp"
 #include "study/experiments.hpp"
 #include "study/files.hpp"
+#include "study/host_load.hpp"
 #include "study/inputs.hpp"
 #include "study/progress.hpp"
 #include "study/registry.hpp"
@@ -316,7 +317,13 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
       report(measure(members, *c->impl, c->policy, c->placement, subject, request.gpu_timing, c->experiment),
              c->placement.bins_offset);
     }
-    if (!cpu_entries.empty()) report(measure(cpu_entries, subject, request.cpu_timing), 0);  // CPU bins lie anywhere
+    if (!cpu_entries.empty()) {
+      const CpuUse before = cpu_use_now();
+      auto measured = measure(cpu_entries, subject, request.cpu_timing);
+      const auto load = host_load(before, cpu_use_now());
+      for (Row& row : measured) row.host_load = load;
+      report(std::move(measured), 0);  // CPU bins lie anywhere
+    }
   }
   attach_floors(rows);
 }

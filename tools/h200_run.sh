@@ -25,7 +25,7 @@
 # since), which this script sources: a build outside it records a stale one.
 #
 # Stages: unpack build test sanitize study order placement cache perf blocks
-# (default: all, in that order), matrix, profile, fleet and gcount (on request); the logs
+# (default: all, in that order), matrix, profile, fleet, gcount and audit (on request); the logs
 # are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
@@ -34,23 +34,25 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
 BUILD_DIR=${BUILD_DIR:-build-gpu}
 HS="$BUILD_DIR/histostudy"
-PACK=${PACK:-.deps/h200/nvrtc.tar.xz}  # the NVRTC releases packed for the GPU machine
+PACK=${PACK:-.deps/h200/nvrtc.tar.xz}  # the NVRTC releases packed for the GPU machine (those ./dev audit's check names)
 MODULES=.deps/h200/modules
-NVRTC_12=.deps/nvrtc/12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
-NVRTC_13=.deps/nvrtc/13.0/nvidia/cu13/lib/libnvrtc.so.13
 # What each NVRTC needs at run time: the library, its builtins (which it
 # loads from its own folder), its wheel's record (the patch version) and
-# ./dev nvrtc's marker (so `./dev nvrtc` there sees it installed).
+# ./dev nvrtc's marker (so `./dev nvrtc` there sees it installed). NVRTC
+# 13.0 is not packed: unpack links the GPU machine's own toolkit copy, byte
+# for byte the 13.0.88 wheel's (data/checks/20261201T1609Z_h200_nvrtc13-md5.txt),
+# for the 64 MiB a call carries.
 PACKED=(12.6/.wheel 12.6/nvidia_cuda_nvrtc_cu12-12.6.85.dist-info 12.6/nvidia/cuda_nvrtc/lib/libnvrtc.so.12
         12.6/nvidia/cuda_nvrtc/lib/libnvrtc-builtins.so.12.6
-        13.0/.wheel 13.0/nvidia_cuda_nvrtc-13.0.88.dist-info 13.0/nvidia/cu13/lib/libnvrtc.so.13
-        13.0/nvidia/cu13/lib/libnvrtc-builtins.so.13.0)
+        13.1/.wheel 13.1/nvidia_cuda_nvrtc-13.1.115.dist-info 13.1/nvidia/cu13/lib/libnvrtc.so.13
+        13.1/nvidia/cu13/lib/libnvrtc-builtins.so.13.1)
+TOOLKIT_NVRTC=(/usr/local/cuda/lib64/libnvrtc.so.13 /usr/local/cuda/lib64/libnvrtc-builtins.so.13.0)
 
 pack() {
   ./dev vendor
   ./dev nvrtc
   mkdir -p "$(dirname "$PACK")"
-  tar -C .deps/nvrtc -cf - "${PACKED[@]}" | xz -T0 -6 >"$PACK.new"
+  tar -C .deps/nvrtc -cf - "${PACKED[@]}" | xz -T0 -9 >"$PACK.new"
   mv "$PACK.new" "$PACK"
   # Every release's SASS and PTX for the H200 (a few MB): the matrix runs them there.
   rm -rf "$MODULES" && "${BUILD_DIR_HERE:-build}/histostudy" cubins --arch 90 -o "$MODULES"
@@ -67,6 +69,9 @@ unpack() {
   python3 -c 'import sys, tarfile
 kw = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 tarfile.open(sys.argv[1]).extractall(sys.argv[2], **kw)' "$PACK" .deps/nvrtc
+  mkdir -p .deps/nvrtc/13.0/lib
+  for f in "${TOOLKIT_NVRTC[@]}"; do ln -sf "$(readlink -f "$f")" ".deps/nvrtc/13.0/lib/$(basename "$f")"; done
+  echo "nvidia-cuda-nvrtc==13.0.88" >.deps/nvrtc/13.0/.wheel
 }
 
 build() {
@@ -248,7 +253,7 @@ profile() {
   cat "$OUT/profile-summary.txt"
 }
 
-NVRTCS="nvrtc:$PWD/$NVRTC_12,nvrtc:$PWD/$NVRTC_13"
+NVRTCS="12.6,13.0"  # releases by name (data/nvrtc-releases.csv)
 
 # The implementations of BACKEND with any of the ROLEs asked for, comma-separated in data/registry.json's
 # order: kernels are named by the registry, not here.
@@ -270,7 +275,7 @@ matrix() {
 # Issue 10: the lesson with the toolchains in the opposite order (the A/A
 # control is then NVRTC 13.0): a result that changes with the order is a defect.
 order() {
-  "$HS" run -e lesson --toolchain "nvrtc:$PWD/$NVRTC_13,nvrtc:$PWD/$NVRTC_12,nvcc" -o "$OUT" \
+  "$HS" run -e lesson --toolchain "13.0,12.6,nvcc" -o "$OUT" \
     2>"$OUT/order-progress.log" >"$OUT/order.txt"
 }
 
@@ -309,6 +314,26 @@ fleet() {
   fi
 }
 
+# The regression audit's positive control, run as a user runs it (./dev audit OLD NEW: the lesson's kernels
+# and inputs, both releases and the A/A control in one run): the committed release history has partitioned
+# 4-5% faster from NVRTC 13.1 on, so 13.0 -> 13.1 under a 1.03x band must say so and pass (exit 0), 13.1 ->
+# 13.0 under the same band must fail naming it (exit 1), and 12.6 -> 13.0 under the default band must pass.
+# Each audit's table goes to $OUT/audit-OLD-NEW.txt, its run to $OUT/audit/. PYTHON: a Python with numpy,
+# scipy, matplotlib and jsonschema (default python3).
+audit() {
+  local rc=0 got want old new args
+  for check in "0 13.0 13.1 --threshold 1.03" "1 13.1 13.0 --threshold 1.03" "0 12.6 13.0"; do
+    read -r want old new args <<<"$check"
+    # shellcheck disable=SC2086
+    BUILD_DIR=$BUILD_DIR PYTHON=${PYTHON:-python3} ./dev audit "$old" "$new" $args -o "$OUT/audit" \
+      >"$OUT/audit-$old-$new.txt" 2>"$OUT/audit-$old-$new-progress.log" && got=0 || got=$?
+    echo "audit $old $new $args: exit $got (want $want); $(tail -1 "$OUT/audit-$old-$new.txt")"
+    grep -E "^(CHECK FAILED|lesson +partitioned .*(SLOWER|faster))" "$OUT/audit-$old-$new.txt" | head -8
+    [ "$got" = "$want" ] || rc=1
+  done
+  return $rc
+}
+
 # The default study (lesson + sweep), the three toolchains and the A/A
 # control sampled in rotation; every row is checked bin for bin before it is timed. The sm_90
 # cubins the two NVRTCs build here are kept too: their SHA-256 should equal
@@ -329,7 +354,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet gcount "
+known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet gcount audit "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }

@@ -9,7 +9,7 @@ import unittest
 from unittest import mock
 
 from plots import codegen, lesson, make_all, results
-from plots.results import ResultError, Run, first_nonpositive_time, load_run, load_runs, roles, run_order_key
+from plots.results import ResultError, Run, first_bad_time, load_run, load_runs, roles, run_order_key
 from plots.tests import fixtures, synthetic
 
 
@@ -82,9 +82,9 @@ class Malformed(unittest.TestCase):
                 row["summary_ms"]["median"] = 0.0
             else:
                 row[where] = value
-            self.assertIsNotNone(first_nonpositive_time(doc), where)   # the reader's own check, whatever the schema
+            self.assertIsNotNone(first_bad_time(doc), where)   # the reader's own check, whatever the schema
             self.assert_rejected(self.write(f"{where}.json", json.dumps(doc)), "rows[2]")   # by the schema or the reader
-        self.assertIsNone(first_nonpositive_time(self.doc))
+        self.assertIsNone(first_bad_time(self.doc))
 
     def test_an_incomplete_run_loads_and_says_so(self):
         self.doc["incomplete"] = {"error": "cannot write: disk full"}
