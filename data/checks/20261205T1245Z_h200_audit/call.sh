@@ -19,3 +19,4 @@ tar -C "$OUT/a" -xzf "$OUT/a/logs.tar.gz" 2>/dev/null
 for f in "$OUT"/a/audit-*.txt; do case $f in *progress*) ;; *) cp "$f" "$OUT/";; esac; done
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$OUT/steps.txt" 2>&1
 rm -rf "$OUT/a" "$OUT/b"
+(cd "$OUT" && tar -czf logs.tar.gz build.txt suites.txt list.txt audit.txt --remove-files)
