@@ -92,9 +92,27 @@ def check_paths_from_the_caller():
                    f"./dev study should run histostudy {' '.join(given[1:])} in {here}", study)
 
 
+def check_audit_whatever_python3_is():
+    """./dev audit of two committed runs, as the README has it, works where the python3 on PATH lacks numpy (a
+    stand-in that cannot import it): ./dev runs the plots tools with the project's Python."""
+    runs = sorted((ROOT / "data" / "runs").glob("20261201T16*_nvidia-h200_cpu-nvrtc-13.0-*a-a-control.json")) + \
+        sorted((ROOT / "data" / "runs").glob("20261201T16*_nvidia-h200_cpu-nvcc-13.0.88-nvrtc-12.6.85-*.json"))
+    if len(runs) < 2:
+        sys.exit("test_dev: the two committed H200 lesson runs the audit check reads are missing from data/runs")
+    with tempfile.TemporaryDirectory() as tmp:
+        stub = pathlib.Path(tmp) / "python3"
+        stub.write_text("#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n")
+        stub.chmod(0o755)
+        env = dict(os.environ, PATH=f"{tmp}:{os.environ['PATH']}")
+        audit = dev("audit", str(runs[1]), str(runs[0]), "--experiment", "lesson", env=env, cwd=tmp)
+    expect(audit.returncode == 0 and audit.stdout.splitlines()[-1].startswith("No regression beyond 1.10x"),
+           "./dev audit of two committed runs with a python3 lacking numpy on PATH", audit)
+
+
 def main():
     check_help()
     check_paths_from_the_caller()
+    check_audit_whatever_python3_is()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:
         sys.exit(f"test_dev: ./dev nvrtc 99.9 should refuse the release (exit 2): {unknown.returncode} {unknown.stderr}")
