@@ -1,10 +1,14 @@
 #include "study/env.hpp"
 
 #include <omp.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstdlib>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include "build_commit.hpp"
 #include "build_config.hpp"
@@ -38,15 +43,36 @@ std::string first_value(const std::string& path, const std::string& key, char se
   return "";
 }
 
-// Output of a command, trimmed; nullopt when it cannot run or exits
+// Output of a program run with `argv` (no shell: a path holding quotes is
+// an argument like any other), trimmed; nullopt when it cannot run or exits
 // non-zero (no git, not a checkout: `git rev-parse HEAD` then prints "HEAD").
-std::optional<std::string> command_output(const std::string& command) {
-  FILE* pipe = popen((command + " 2>/dev/null").c_str(), "r");
-  if (!pipe) return std::nullopt;
+std::optional<std::string> command_output(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return std::nullopt;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(fds[1]);
   std::string out;
   std::array<char, 256> buf{};
-  while (std::fgets(buf.data(), int(buf.size()), pipe)) out += buf.data();
-  if (pclose(pipe) != 0) return std::nullopt;
+  for (ssize_t n; spawned == 0 && (n = ::read(fds[0], buf.data(), buf.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    out.append(buf.data(), std::size_t(n));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  if (spawned != 0) return std::nullopt;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
 }
@@ -115,6 +141,9 @@ void check_carried_commit() {
   const std::string commit = carried;
   if (commit.size() != 40 || commit.find_first_not_of("0123456789abcdef") != std::string::npos)
     throw UsageError("HISTOSTUDY_GIT_COMMIT=" + commit + ": not a commit (40 lowercase hex digits)");
+  const char* dirty = std::getenv("HISTOSTUDY_GIT_DIRTY");
+  if (dirty && std::string(dirty) != "0" && std::string(dirty) != "1")
+    throw UsageError("HISTOSTUDY_GIT_DIRTY=" + std::string(dirty) + ": not 0 (a clean tree) or 1 (edited)");
 }
 
 nlohmann::json provenance(const std::vector<std::string>& argv) {
@@ -126,12 +155,17 @@ nlohmann::json provenance(const std::vector<std::string>& argv) {
   const char* carried = std::getenv("HISTOSTUDY_GIT_COMMIT");
   if (carried && *carried) {
     commit = carried;
-    if (const char* carried_dirty = std::getenv("HISTOSTUDY_GIT_DIRTY")) dirty = std::string(carried_dirty) == "1";
+    if (const char* carried_dirty = std::getenv("HISTOSTUDY_GIT_DIRTY")) dirty = std::string(carried_dirty) == "1";  // 0 or 1: checked
   } else {
-    const std::string git = "git -C '" + std::string(HISTOSTUDY_SOURCE_DIR) + "' ";
-    if (const auto head = command_output(git + "rev-parse HEAD")) {
+    const std::vector<std::string> git = {"git", "-C", HISTOSTUDY_SOURCE_DIR};
+    const auto with = [&](std::initializer_list<std::string> args) {
+      auto argv = git;
+      argv.insert(argv.end(), args);
+      return argv;
+    };
+    if (const auto head = command_output(with({"rev-parse", "HEAD"}))) {
       commit = *head;
-      if (const auto status = command_output(git + "status --porcelain --untracked-files=no"))
+      if (const auto status = command_output(with({"status", "--porcelain", "--untracked-files=no"})))
         dirty = !status->empty();
     }
   }

@@ -24,7 +24,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <regex>
+#include <cctype>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -75,10 +75,22 @@ std::vector<std::string> split_commas(const std::vector<std::string>& items) {
 // 65 and 536: a list that reads as one number with digit-grouping commas is
 // ambiguous, so it is refused with both ways to say what was meant (a list
 // of such sizes is written -s 128 -s 256, or with a unit: 128,256B).
+// One to three digits, then one or more groups of a comma and three digits
+// (no std::regex: it recurses once per character, and a long argument
+// overflowed the stack).
+bool digit_grouped(const std::string& item) {
+  const auto comma = item.find(',');
+  if (comma == std::string::npos || comma == 0 || comma > 3) return false;
+  for (std::size_t i = 0; i < item.size(); ++i) {
+    const bool comma_here = i >= comma && (i - comma) % 4 == 0;
+    if (comma_here ? item[i] != ',' : !std::isdigit(static_cast<unsigned char>(item[i]))) return false;
+  }
+  return (item.size() - comma) % 4 == 0;
+}
+
 void refuse_grouped_digits(const std::vector<std::string>& sizes) {
-  static const std::regex grouped(R"([0-9]{1,3}(,[0-9]{3})+)");
   for (const auto& item : sizes) {
-    if (!std::regex_match(item, grouped)) continue;
+    if (!digit_grouped(item)) continue;
     std::string digits = item, separate;
     std::erase(digits, ',');
     for (const auto& part : split_commas({item})) separate += " -s " + part;

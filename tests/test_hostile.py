@@ -175,6 +175,11 @@ class RefusedBeforeMeasuring(Case):
         for ambiguous in ("65,536", "611,256", "1,024"):
             self.refused(run("run", "-i", "reference", "-s", ambiguous, "--no-save"), 2,
                          f"write -s {ambiguous.replace(',', '')} for one size")
+        # 9,000 groups (about 36 KB): a recursive regex overflowed the stack here (SIGSEGV, exit 139)
+        self.refused(run("run", "-i", "reference", "-s", "1" + ",000" * 9000, "--no-save"), 2,
+                     "could be one number with digit-grouping commas")
+        for not_grouped in ("1,0000", "1234,567", ",123", "1,23"):
+            self.assertNotIn(b"digit-grouping", run("run", "-i", "reference", "-s", not_grouped, "--no-save").stderr)
         for sizes in (["-s", "611", "-s", "256"], ["-s", "611,256B"]):
             listed = run("run", "-i", "reference", "--input", "uniform", *sizes, "--no-save")
             self.assertEqual(listed.returncode, 0, listed.stderr)
@@ -243,6 +248,11 @@ class RefusedBeforeMeasuring(Case):
 
     def test_bad_environment(self):
         self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": "abc123"}), 2, "not a commit")
+        commit = "0" * 40
+        for dirty in ("true", "yes", ""):   # recorded as false before: only 0 and 1 mean anything
+            self.refused(run("run", *QUICK, "--no-save", env={"HISTOSTUDY_GIT_COMMIT": commit,
+                                                             "HISTOSTUDY_GIT_DIRTY": dirty}), 2,
+                         f"HISTOSTUDY_GIT_DIRTY={dirty}: not 0 (a clean tree) or 1 (edited)")
         f = self.path("f")
         with open(f, "wb") as out:
             out.write(b"abc")
