@@ -225,6 +225,8 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
     }
   }
   check_gpu_options_apply(request, cases, executors);
+  if (request.passes && std::none_of(cases.begin(), cases.end(), [](const Case& c) { return c.impl->takes_passes; }))
+    throw UsageError("--passes applies to implementations that take passes (partitioned), and this run has none");
   add_floors(cases, executors);
   const auto unique = checked_and_unique(cases);
   check_policies_resolve(unique, executors, request);

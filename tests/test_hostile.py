@@ -236,6 +236,11 @@ class RefusedBeforeMeasuring(Case):
             want = (64, 128) if row["backend"] == "cuda" else (0, 0)
             self.assertEqual((row["policy"]["grid"], row["policy"]["block"]), want, row["impl"])
 
+    def test_passes_are_refused_where_no_implementation_takes_them(self):
+        """-p 4 was ignored without a word on a run of CPU implementations, while --grid was refused."""
+        self.refused(run("run", "-i", "reference", "-s", "611", "-p", "4", "--no-save"), 2,
+                     "--passes applies to implementations that take passes (partitioned), and this run has none")
+
     def test_a_refused_run_makes_no_folder(self):
         out_dir = os.path.join(self.path("new"), "runs")
         self.refused(run("run", "-e", "bogus", "-o", out_dir), 2, "unknown experiment")
