@@ -21,6 +21,14 @@ std::uint64_t byte_sum_of(std::uint64_t word) {
 
 int resolve_threads(int threads) { return threads > 0 ? threads : omp_get_max_threads(); }
 
+int team_size(int threads) {
+  int team = 0;
+#pragma omp parallel num_threads(threads)
+#pragma omp single
+  team = omp_get_num_threads();
+  return team;
+}
+
 void reference(std::span<const std::uint8_t> data, Bins& bins) {
   for (std::uint8_t byte : data) ++bins[byte];
 }

@@ -34,8 +34,12 @@ std::uint64_t openmp_read_floor(std::span<const std::uint8_t> data, int threads)
 // The loads openmp_read_floor uses on this CPU, chosen once at run time.
 std::string_view openmp_read_floor_path();
 
-// The thread count a call with `threads` would use.
+// The thread count a call with `threads` would ask for.
 int resolve_threads(int threads);
+
+// The threads a parallel region that asks for `threads` gets: fewer where
+// OMP_THREAD_LIMIT (or OMP_DYNAMIC) says so.
+int team_size(int threads);
 
 // The most CPU threads a run may ask for, by --threads or OMP_NUM_THREADS
 // (libgomp crashes creating 100,000).

@@ -30,7 +30,12 @@ class CpuExecutor final : public Executor {
       throw UsageError("bad thread count " + std::to_string(requested.threads) + " (1.." +
                        std::to_string(cpu::kMaxThreads) + ")");
     LaunchPolicy policy = requested;
-    policy.threads = has_role(impl, "oracle") ? 1 : cpu::resolve_threads(requested.threads);  // the oracle is single-threaded
+    // The threads recorded are the team a region gets, which OMP_THREAD_LIMIT can make smaller than asked.
+    const int asked = cpu::resolve_threads(requested.threads), team = cpu::team_size(asked);
+    if (requested.threads > 0 && team < asked)
+      throw UsageError("--threads " + std::to_string(asked) + ": OpenMP runs " + std::to_string(team) +
+                       " here (OMP_THREAD_LIMIT or OMP_DYNAMIC): ask for " + std::to_string(team) + " or fewer");
+    policy.threads = has_role(impl, "oracle") ? 1 : team;  // the oracle is single-threaded
     policy.passes = 1;
     policy.counter_bits = 64;  // Bins are 64-bit: no length overflows them
     return policy;

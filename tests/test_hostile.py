@@ -236,6 +236,18 @@ class RefusedBeforeMeasuring(Case):
             want = (64, 128) if row["backend"] == "cuda" else (0, 0)
             self.assertEqual((row["policy"]["grid"], row["policy"]["block"]), want, row["impl"])
 
+    def test_threads_record_the_team_that_ran(self):
+        """OMP_THREAD_LIMIT=1 with -t 2 recorded threads=2 while one thread ran: refused now; without -t, every
+        row records the team's size."""
+        limited = {"OMP_THREAD_LIMIT": "1"}
+        self.refused(run("run", "-i", "openmp_private", "-t", "2", "-s", "611", "--no-save", env=limited), 2,
+                     "--threads 2: OpenMP runs 1 here (OMP_THREAD_LIMIT or OMP_DYNAMIC): ask for 1 or fewer")
+        out = self.path("limited")
+        ran = run("run", "-i", "openmp_private", "--input", "uniform", "-s", "611", "-o", out, env=limited)
+        self.assertEqual(ran.returncode, 0, ran.stderr)
+        rows = load(self.results(out)[0])["rows"]
+        self.assertEqual({r["policy"]["threads"] for r in rows}, {1})
+
     def test_passes_are_refused_where_no_implementation_takes_them(self):
         """-p 4 was ignored without a word on a run of CPU implementations, while --grid was refused."""
         self.refused(run("run", "-i", "reference", "-s", "611", "-p", "4", "--no-save"), 2,
