@@ -16,7 +16,7 @@ step list 30 build-gpu/histostudy list
 step audit 420 env OUT="$OUT/a" tools/h200_run.sh audit
 mkdir -p "$OUT/runs"; cp "$OUT"/a/audit/*.json "$OUT/runs/" 2>/dev/null
 tar -C "$OUT/a" -xzf "$OUT/a/logs.tar.gz" 2>/dev/null
-for f in "$OUT"/a/audit-*.txt; do case $f in *progress*) ;; *) cp "$f" "$OUT/";; esac; done
+cp "$OUT"/a/audit-*.txt "$OUT"/a/audit-*-progress.log "$OUT/" 2>/dev/null
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$OUT/steps.txt" 2>&1
 rm -rf "$OUT/a" "$OUT/b"
-(cd "$OUT" && tar -czf logs.tar.gz build.txt suites.txt list.txt audit.txt --remove-files)
+(cd "$OUT" && tar -czf logs.tar.gz build.txt suites.txt list.txt audit.txt audit-*-progress.log --remove-files)
