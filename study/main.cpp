@@ -491,7 +491,8 @@ int main(int argc, char** argv) {
   hs::install_signal_handlers();
   const std::vector<std::string> args(argv, argv + argc);
   CLI::App app{"histostudy: a reproducibility study of 256-bin byte histograms on GPUs and CPUs.\n"
-               "With no command, runs the default study (histostudy run)."};
+               "With no command, prints this help on stderr and exits 2, measuring nothing: histostudy run runs "
+               "the default study."};
   app.set_version_flag("--version", std::string("histostudy ") + HISTOSTUDY_VERSION);
   app.require_subcommand(0, 1);
 
@@ -650,6 +651,10 @@ int main(int argc, char** argv) {
       }
     }
     std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  if (app.get_subcommands().empty()) {  // no study runs, nor writes ./runs/, unasked
+    std::cerr << app.help();
     return 2;
   }
   try {

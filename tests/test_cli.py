@@ -677,5 +677,19 @@ class Registry(unittest.TestCase):
         self.assertIn(", ".join(names), experiment)
 
 
+class NoCommand(unittest.TestCase):
+    """histostudy alone prints its usage and exits 2, as its --help says; it measures nothing, writes no ./runs/."""
+
+    def test_no_command_is_the_usage_and_nothing_else(self):
+        exe = os.path.abspath(shutil.which(EXE) or EXE)  # usage names it as typed
+        usage = subprocess.run([exe, "--help"], capture_output=True, timeout=60).stdout.decode()
+        self.assertIn("With no command, prints this help on stderr and exits 2", usage)
+        for args in ([], ["--"]):
+            with self.subTest(args=args), tempfile.TemporaryDirectory() as here:
+                bare = subprocess.run([exe, *args], capture_output=True, cwd=here, timeout=60)
+                self.assertEqual((bare.returncode, bare.stdout, bare.stderr.decode()), (2, b"", usage))
+                self.assertEqual(os.listdir(here), [])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -35,7 +35,8 @@ def expect(ok, what, result):
 
 def check_help():
     """./dev --help, -h and help: the usage on stdout, saying what ./dev alone does; an unknown command named;
-    ./dev CMD --help (and -h): CMD's usage, nothing installed, built or copied."""
+    ./dev alone and ./dev CMD --help (and -h): usage (./dev's on stderr with exit 2, CMD's on stdout), nothing
+    installed, built, copied or measured."""
     for asked in ("--help", "-h", "help"):
         usage = dev(asked)
         expect(usage.returncode == 0 and "(no command)" in usage.stdout and not usage.stderr, f"./dev {asked}", usage)
@@ -58,6 +59,10 @@ def check_help():
             (tmp / "bin" / name).chmod(0o755)
         env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"),
                    VENDOR_INCLUDE=str(tmp / "vendor"))
+        bare = dev(env=env, cwd=tmp)
+        ran = sorted(p.name for p in tmp.iterdir())
+        expect(bare.returncode == 2 and not bare.stdout and bare.stderr == usage.stdout and ran == ["bin"],
+               f"./dev alone should print the usage on stderr, exit 2 and do nothing else (ran: {ran})", bare)
         for cmd in commands:
             for asked in ("--help", "-h"):
                 helped = dev(cmd, asked, env=env)
