@@ -72,7 +72,8 @@ def check_help():
 
 
 def check_paths_from_the_caller():
-    """The paths given to ./dev appendix, paper and study mean what they mean in the caller's folder."""
+    """The paths given to ./dev appendix, paper and study mean what they mean in the caller's folder; ./dev study
+    builds histostudy, not the tests it does not run."""
     with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
         (pathlib.Path(here) / "mine.json").write_text("{}\n")
         (pathlib.Path(here) / "afile").write_text("mine\n")
@@ -84,7 +85,10 @@ def check_paths_from_the_caller():
             into = dev(*args, cwd=here)
             expect(into.returncode == 2 and into.stderr.endswith(": afile: exists and is not a folder\n"),
                    f"./dev {' '.join(args)} should check the caller's afile", into)
-        (pathlib.Path(build) / "build.ninja").write_text("")   # a build with nothing to do, its histostudy a stand-in
+        # a build whose histostudy (a stand-in) is up to date and whose tests fail to build: ./dev study builds
+        # histostudy alone
+        (pathlib.Path(build) / "build.ninja").write_text("rule fail\n  command = false\nbuild tests: fail\n"
+                                                         "build histostudy: phony\n")
         (pathlib.Path(build) / "histostudy").write_text('#!/bin/sh\npwd\nprintf "%s\\n" "$@"\n')
         (pathlib.Path(build) / "histostudy").chmod(0o755)
         for args, given in (
