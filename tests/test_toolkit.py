@@ -5,11 +5,13 @@ the nvcc it was configured with. The binary runs as built: the CUDA runtime is l
 libcudart is looked for. nvcc compiles host code with CXX (./dev passes it as -Dcuda_ccbindir), and where
 nvcc's g++ is not the C++ compiler, configuring stops naming the fix. The toolkit named is this build's,
 seen through a folder of links elsewhere (one outside /usr/local/cuda), and is configured, not built
-(HISTOSTUDY, built with this build's, shows the runtime's linking). Exits 77 (skipped) where this build's nvcc is not in a toolkit folder of NVIDIA's layout.
+(HISTOSTUDY, built with this build's, shows the runtime's linking); without a GPU, gpu_archs=auto is one
+arch. Exits 77 (skipped) where this build's nvcc is not in a toolkit folder of NVIDIA's layout.
 Usage: test_toolkit.py NVCC HISTOSTUDY"""
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -40,10 +42,12 @@ def linked_toolkit(folder, parts):
 
 
 def configure_only(folder):
-    """A ninja on PATH that builds nothing where ./dev asks it to build (ninja -C DIR)."""
+    """Stand-ins on PATH: a ninja that builds nothing where ./dev asks it to build (ninja -C DIR), and an
+    nvidia-smi that finds no GPU, as on CI's machines."""
     folder.mkdir()
     ninja = shutil.which("ninja")
     (folder / "ninja").write_text(f'#!/bin/sh\n[ $# -eq 2 ] && [ "$1" = -C ] && exit 0\nexec {ninja} "$@"\n')
+    (folder / "nvidia-smi").write_text("#!/bin/sh\necho 'No devices were found'\nexit 6\n")
     for stub in folder.iterdir():
         stub.chmod(0o755)
     return folder
@@ -99,6 +103,13 @@ class Toolkit(unittest.TestCase):
         self.assertIn(f"command = {self.tmp}/elsewhere/bin/nvcc ", commands)   # the toolkit named, from the caller
         self.assertIn(f"-I{self.tmp}/elsewhere/include", commands)             # its headers for the C++ sources
         self.assertIn(f"-ccbin={cxx}", commands)
+        # gpu_archs auto without a GPU: the lowest common arch alone, said in one line
+        archs = sorted(set(re.findall(r"-gencode=arch=compute_(\d+),code=(\w+)", commands)))
+        self.assertEqual(len(archs), 2, archs)
+        lowest = archs[0][0]
+        self.assertEqual(archs, [(lowest, f"compute_{lowest}"), (lowest, f"sm_{lowest}")])
+        self.assertIn(f"Message: gpu_archs auto (no GPU found here): SASS for {lowest}; PTX for compute_{lowest}; "
+                      "every CUDA source compiles", configured.stdout)
 
     def test_histostudy_runs_as_built(self):
         """No libcudart to look for: run with no loader path, no toolkit on PATH, outside ./dev."""
