@@ -20,17 +20,14 @@
 //   its parallel reads into count's pinned buffers alone.
 //
 // Every timed pass starts after --settle of idle, as a count run on its own
-// does: on the H200's host a read into the pinned buffers after 40 ms of
-// anything else (asleep, spinning, copying memory, copying to the GPU) ran
-// 16-30% slower than one right after another, so back to back each entry
-// would be timed in the state its predecessor in the rotation left, and
-// count always came right after its reads alone
-// (data/explorations/20261202T0250Z_gpu_count_hybrid/).
+// does: a read after idle runs slower than one right after another, so back
+// to back each entry would be timed in the state its predecessor left
+// (docs/decisions/count-plan.md, "count-bench: why every pass settles first").
 //
 // Medians with spread and every raw sample go to a JSON result file.
 //
-//   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
-//   histostudy count-bench FILE --impl lane_shared [--chunk 4MiB] [--buffers 8] [--piece 1MiB] [--device 0]
+//   build/histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
+//   build/histostudy count-bench FILE --impl lane_shared [--chunk 4MiB] [--buffers 8] [--piece 1MiB] [--device 0]
 #pragma once
 #include <cstdint>
 #include <string>
