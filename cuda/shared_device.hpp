@@ -1,4 +1,4 @@
-// What every GPU executor of one run shares (issue 10): the device, one
+// What every GPU executor of one run shares (docs/controls.md): the device, one
 // stream, one input copy, one bins arena, the floors' byte sum, one scratch
 // buffer, CUB's temporary storage, the L2 flush buffer and the SM-clock
 // probe. Toolchains therefore launch on the same buffers at the same
