@@ -301,7 +301,7 @@ cache() {
 # GPU at once, one process per GPU, each with its A/A control (FLEET_ARGS:
 # histostudy run arguments), into $OUT/fleet; then the report of the GPUs
 # side by side where this python3 has plots/' packages (else make it where
-# the files come back: python3 -m plots.fleet DIR).
+# the files come back: ./dev fleet DIR).
 fleet() {
   # shellcheck disable=SC2086
   "$HS" run --device all ${FLEET_ARGS:--e lesson,sweep --control nvcc} -o "$OUT/fleet" \
