@@ -19,15 +19,12 @@ namespace {
 // ---------------------------------------------------------------- scalar-8x16
 
 // Sub-histograms per thread: byte j of each word goes to sub-histogram j.
-// 8 against 4 and 2, 2 threads, 67,109,475 bytes, median of 8 quiet
-// `histostudy run --experiment lesson` runs: one_byte 4.6 GB/s against 3.1
-// (4) and 1.75 (2); uniform 4.55 against 4.4 (4). See openmp_fast.hpp.
+// 8 beat 4 and 2 on one_byte (docs/decisions/openmp-fast.md).
 constexpr int kSubs = 8;
 
 // 16-bit sub-counters: 8 x 256 x 2 = 4 KiB per thread, so the 8
-// sub-histograms are 512 bytes apart and never alias modulo 4 KiB. 32-bit
-// counters measured no better (uniform 3.6 GB/s against 4.55, one_byte 3.75
-// against 4.6, same runs).
+// sub-histograms are 512 bytes apart and never alias modulo 4 KiB; 32-bit
+// ones measured no better (docs/decisions/openmp-fast.md).
 using Counter = std::uint16_t;
 
 // Every sub-histogram gets exactly one byte of each word, so after W words no
@@ -36,10 +33,8 @@ using Counter = std::uint16_t;
 static_assert(kSubs == 8, "one byte position of each word per sub-histogram");
 static_assert(fast_flush_words <= std::numeric_limits<Counter>::max());
 
-// Bytes handed to a thread at a time: one flush block. Dynamic chunks against
-// one static range per thread: uniform 4.4 GB/s against 3.4, one_byte 4.0
-// against 3.3 (median of 5 quiet lesson runs); 4-block chunks measured the
-// same as 1 (4.4 and 4.0), and 1 balances better on small inputs.
+// Bytes handed to a thread at a time: one flush block, dynamically; beat a
+// static split, and matched 4-block chunks (docs/decisions/openmp-fast.md).
 constexpr std::uint64_t kChunkBytes = 8 * fast_flush_words;
 
 struct SubHistograms {
@@ -60,8 +55,7 @@ void count_chunk_scalar(const std::uint8_t* p, std::uint64_t n, SubHistograms& s
       w >>= 16;
       // An empty asm keeps the 16-bit shift. Without it GCC recomputes each
       // byte as its own shift of the loaded word, one more instruction per
-      // byte: one_byte 3.55 GB/s against 4.6 with it, uniform 4.4 against
-      // 4.55 (median of 8 quiet lesson runs).
+      // byte, and runs slower (docs/decisions/openmp-fast.md).
       asm("" : "+r"(w));
     }
   }
@@ -89,9 +83,8 @@ constexpr int kGroups = 4;
 constexpr int kMorsels = 64;
 
 // Input bytes binned into the groups' buffers before the buffers are
-// counted: small enough that the buffers stay in L1. 1, 2, 4, 8 and 16 KiB
-// measured alike, within their run-to-run spread of +-10% (one core of the
-// AMD EPYC, family 26, 1 MiB cache-resident; data/explorations/cpu-avx512).
+// counted: small enough that the buffers stay in L1; 1 to 16 KiB measured alike
+// (data/explorations/cpu-avx512/README.md).
 constexpr std::uint64_t kBinBlock = 2048;
 
 // The column counts added into a byte lane are at most 8 each (8 qwords);
@@ -100,11 +93,9 @@ constexpr int kMaxColumnAdds = 31;
 static_assert(kMaxColumnAdds * 8 <= 255);
 
 // Digit planes of weight 1, 2, 4 and 8: two 64-morsel vectors an iteration,
-// and one column count per 128 morsels for the weight-16 carry. With the
-// unaligned loads of one_hots, medians 8-22% faster than three planes and
-// shifts on the H200 host's Xeon (family 6, model 207), in rotation with the
-// old loop's A/A pair; level or ahead on a Zen 4
-// (data/explorations/20261203T1630Z_cpu_kernel).
+// and one column count per 128 morsels for the weight-16 carry; with the
+// unaligned loads of one_hots, 8-22% faster than three planes on a Xeon
+// (data/explorations/20261203T1630Z_cpu_kernel/README.md).
 constexpr int kPlanes = 4;
 constexpr unsigned kCarryWeight = 1u << kPlanes;
 
@@ -227,8 +218,7 @@ HS_AVX512 void count_morsels(const std::uint8_t* p, std::uint64_t vectors, Group
 // Appends the morsels of v's `valid` bytes to their groups' buffers. Each
 // group's mask is a compare of the bytes' top two bits straight into a mask
 // register, not sign-bit masks combined in general registers: up to 8% faster
-// on a Zen 4, 2-4% on 2 threads of the H200 host's Xeon, in rotation with the
-// loop before (data/explorations/20261203T1845Z_zen4_kernel, variant K).
+// (data/explorations/20261203T1845Z_zen4_kernel/README.md, variant K).
 HS_AVX512 inline void bin_vector(__m512i v, __mmask64 valid, std::uint8_t* out[kGroups]) {
   const __m512i morsels = _mm512_and_si512(v, _mm512_set1_epi8(0x3F));
   const __m512i tops = _mm512_and_si512(v, _mm512_set1_epi8(char(0xC0)));

@@ -37,7 +37,7 @@ class CubHistogram {
   // Bytes per HistogramEven call: 1 GiB. Far below INT_MAX, so CUB takes its
   // 32-bit offset path, no bin of a chunk can overflow its 32-bit counters,
   // and CUB's tile offsets cannot wrap: with chunks of 2^31 - 4096 bytes
-  // they did on the H200 (issue 13: 4,847,616 bytes counted twice at 4 GiB
+  // they did on the H200 (4,847,616 bytes counted twice at 4 GiB
   // + 3, the check caught it). A multiple of 4096, so every chunk starts as
   // aligned as the buffer (CUB vectorizes byte loads on aligned input).
   static constexpr std::uint64_t kChunkBytes = 1ull << 30;

@@ -10,66 +10,19 @@
 //                adds the bin's total into the bins.
 //                                        build/histostudy run --impl lane_shared -s 1GiB
 //
-// Why: a shared histogram whose lanes hit random bins meets bank conflicts
-// (about 3.5 distinct words per bank among 32 random bins) and one whose
-// lanes hit one bin serializes, so on the H200 uniform bytes stop near half
-// the read floor (a copy per warp with 16-byte loads, cub). Here lane L only ever
-// adds to words L + 32 k, all in bank L, so every atomic instruction is
-// conflict-free whatever the input: the kernel is flat across inputs. The
-// atomics' results are unused, so they compile to RED: nothing waits on
-// them. Sharing one set of columns among the warps of a block (the atomics
-// keep it exact) is what lets 1024 threads an SM run: private sets need
-// 32 KiB a warp.
+// Why lane columns: lane L only ever adds to words L + 32 k, all in bank L,
+// so no shared atomic meets a bank conflict whatever the input (the kernel
+// is flat across inputs), and the unused results compile to RED. One set of
+// columns shared by the block's warps lets 1024 threads an SM run. The
+// merge: a spread entry on its own 128-byte line holds (arrivals << 40) +
+// sum; each block adds (1 << 40) + its sum and gets the entry back, and the
+// gridDim.x-th arrival adds the bin's total into the bins and zeroes the
+// entry. No block waits on a ticket or a fence. The measurements behind
+// every choice, and the designs that did not pay: docs/decisions/lane-shared.md.
 //
-// The merge, one launch (data/explorations/20261201T1357Z_one_launch, rounds 1-4, H200,
-// cold samples, the sizes experiment's 1 MiB to 4 GiB on uniform,
-// lesson_english and one_byte): a spread bin is a 64-bit entry on its own
-// 128-byte line holding (arrivals << 40) + sum. Each block adds
-// (1 << 40) + its sum with one atomicAdd a bin and gets the entry before it
-// back, so no block waits on a ticket or a fence: the one whose add is the
-// gridDim.x-th holds the bin's total, adds it into the bins and zeroes the
-// entry for the next launch. In round 3, with 2 loads a lane a tile,
-// against the read floor in the same run: +0.8 us at 1 MiB, +2.0 at
-// 16 MiB, +1.1 at the lesson's 67,109,475 bytes; with 4 loads: +1.1,
-// +0.9 and +0.6..+0.7 (1.37-1.54x cub); 4 loads at 2 blocks an SM were
-// -3.9..-0.5 us from the floor at 1 and 4 GiB (round 4): so 4. This kernel
-// as committed, in the study's own sizes run (data/runs/20261201T145256Z):
-// +1.18..+1.23 us at 1 MiB, +0.51..+0.70 at the lesson's size (1.37-1.55x
-// cub), -4.4..-0.7 from 1 GiB.
-// Tried and did not pay:
-//   - the committed design before it (each block stores its sums as a row;
-//     a second kernel, hs_fold_rows, adds 32 rows a block into the bins):
-//     +4.2..+6.9 us at every size (round 3);
-//   - 256 atomicAdds a block straight into the bins (the lesson's way):
-//     about 0.35 ns an atomic, the same 256 addresses on eight 128-byte
-//     lines served one after another; at the lesson's size 0.0679 ms
-//     against 0.0269 for rows (data/explorations/20261129T1252Z_merge);
-//   - the same into spread bins with a ticket, the last block moving them
-//     (round 1): +2.4..+3.5 us below 1 GiB, and with the bins added by
-//     load and store rather than atomics +1.7..+3.2 (round 2); 8 sets of
-//     spread bins, block k adding into set k % 8: 1.3-1.7 us slower than one
-//     (round 2); prefetching the merge's lines into L2 while the blocks count
-//     (a cold sample flushes them): no change (round 2);
-//   - folding inside the counting kernel, the last block of each 32 to take
-//     a ticket adding their rows: 0.0279-0.0283 ms at the lesson's size
-//     against 0.0277-0.0282 for two kernels
-//     (data/explorations/20261129T1309Z_count_and_merge);
-//   - the fold as a programmatic dependent launch (Hopper's griddepcontrol):
-//     about 2.2 us saved in 10 of 21 cases, nothing in the rest
-//     (data/explorations/20261201T1213Z_pdl);
-//   - blocks of 256 threads, 6 an SM: 37% of the floor at 1 MiB, 93% at
-//     1 GiB (round 1).
-//
-// Counting, measured before (histostudy run -e perf, H200, 1 GiB):
-//   - the GPU's shared atomics, conflict-free: 19.6 updates per clock per
-//     SM ("shared_rates" of the perf run): a ceiling of about 5,100 GB/s
-//     for one atomic per byte, above the 4,400 GB/s read floor;
-//   - lane-private columns for each warp (32 KiB a warp, six warps an SM):
-//     flat 68% (20261129T121232Z): too few warps to keep the atomics busy;
-//     the same with 16-bit counters in pairs: flat 60-66%
-//     (20261129T120853Z); lane-private counters by plain load/add/store:
-//     flat 37%; one 256-bin copy per warp with 16-byte loads: 52% uniform,
-//     72% text, 23% one_byte (20261129T120442Z).
+// Reads: the input once, 16-byte loads. Contends on: shared atomics of the
+// block's warps on the same words (never two lanes in one bank); in global
+// memory, gridDim.x 64-bit atomics on each spread entry.
 //
 // Launch assumptions (hs_lane_shared): blockDim.x a multiple of 32 up to
 // HS_LANE_SHARED_MAX_BLOCK (the column sums take two threads a bin at
@@ -98,11 +51,8 @@ __device__ __forceinline__ unsigned hs_warp_sum(unsigned v) {
 
 // Four bytes into the lane's column: word b * 32 + lane counts byte b, at
 // byte offset b * 128 + lane * 4 = (w >> s) & 0x7f80 | lane * 4, a shift
-// and a LOP3 a byte; word indexing took a shift, a LOP3, a multiply and an
-// add (codegen audit, nvcc 13.0 sm_90: hot loop 202 -> 181 instructions).
-// The loop is issue-bound: at 1 GiB a build whose loop had 220 ran at
-// 94-95% of the read floor, the same with offsets (189) at 97-98%
-// (data/explorations/20261129T1309Z_count_and_merge, w0 against w).
+// and a LOP3 a byte, fewer than word indexing in an issue-bound loop
+// (docs/decisions/lane-shared.md, "Byte offsets in the hot loop").
 __device__ __forceinline__ void hs_count_word(unsigned lane4, unsigned w) {
   char* base = reinterpret_cast<char*>(hs_lane_columns);
   atomicAdd(reinterpret_cast<unsigned*>(base + (((w << 7) & 0x7f80u) | lane4)), 1u);

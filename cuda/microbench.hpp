@@ -2,7 +2,7 @@
 // counter updates one SM makes per clock with shared atomics (every lane its
 // own bank, or every lane one address) and with plain load-add-store on
 // lane-private counters. One-update-per-byte designs cannot beat these, so
-// the paper sets each kernel against them (issue 6), not only against the
+// the paper sets each kernel against them (docs/study-spec.md section 5), not only against the
 // read floor.
 #pragma once
 #include <string>

@@ -1,4 +1,4 @@
-// Modules directories (issue 12): every kernel of the study built by each
+// Modules directories (the release audit): every kernel of the study built by each
 // NVRTC release, as SASS for the chosen archs and as PTX, with a manifest,
 // on a machine without a GPU (`histostudy cubins`); and the toolchain
 // `modules:DIR` that runs them on the GPU through the driver API: each

@@ -1,14 +1,13 @@
-// What every GPU executor of one run shares (issue 10): the device, one
+// What every GPU executor of one run shares (docs/controls.md): the device, one
 // stream, one input copy, one bins arena, the floors' byte sum, one scratch
 // buffer, CUB's temporary storage, the L2 flush buffer and the SM-clock
 // probe. Toolchains therefore launch on the same buffers at the same
 // addresses, and a comparison between them differs only in their code.
 //
-// Before this, each executor allocated its own bins, and the lesson's
-// global kernel on uniform bytes ran 8.3 or 17.3 ms on the H200 depending
-// on which toolchain's bins landed 512 bytes past a 1 KiB boundary. The
-// bins now live in an arena aligned to 2 MiB, at an offset every run
-// records (study/sampling.hpp, Placement). Plain C++: no kernel code here.
+// The bins live in an arena aligned to 2 MiB, at an offset every run
+// records (study/sampling.hpp, Placement): where global atomics' bins fall
+// alone moved the lesson's global kernel 2x on the H200 (docs/controls.md).
+// Plain C++: no kernel code here.
 #pragma once
 #include <cuda_runtime_api.h>
 

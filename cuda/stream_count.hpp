@@ -1,5 +1,5 @@
-// `histostudy count` for GPU implementations at the speed of its input
-// (issue 16, item 2): the GPU side of study/count.hpp's GpuStream.
+// `histostudy count` for GPU implementations at the speed of its input:
+// the GPU side of study/count.hpp's GpuStream.
 //
 // The readers (study/count.hpp: FileChunkReader's threads for a regular
 // file, ChunkReader for a pipe) fill a ring of pinned host buffers; each
@@ -10,10 +10,10 @@
 // back once at the end. A host buffer goes back to the readers only once
 // its copy is done, a device buffer is copied into again only once the
 // count of the chunk before in it is done. So reading (the host's cores),
-// copying (the copy engine) and counting (the SMs) overlap; before, a chunk
-// was read, loaded and counted in turn, and they alternated.
+// copying (the copy engine) and counting (the SMs) overlap. The plan's
+// sizes: docs/decisions/count-plan.md.
 //
-//   histostudy count --impl lane_shared FILE        histostudy count-bench FILE --impl lane_shared
+//   build/histostudy count --impl lane_shared FILE     build/histostudy count-bench FILE --impl lane_shared
 #pragma once
 #include <memory>
 

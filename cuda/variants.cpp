@@ -208,15 +208,8 @@ std::vector<KernelLaunch> plan_partitioned(const LaunchPolicy& p, std::uint64_t)
 constexpr std::uint64_t kLaneColumnsBytes = HS_LANE_SHARED_WORDS * 4;
 constexpr std::uint64_t kMaxLaneSharedBytes = 1ull << HS_ARRIVAL_SHIFT;
 // Blocks an SM by the bytes each SM counts: each block has a fixed cost
-// (zeroing, its sums), so small inputs want one. The switch at 256 KiB an
-// SM comes from the two-kernel lane_shared's grid sweep
-// (data/explorations/20261129T1326Z_grid: one block an SM fastest at 16 MiB,
-// two at the lesson's size). For the one-launch kernel with 4 loads a lane
-// (20261201T1357Z_one_launch, uniform): at 1 and 4 MiB 66 blocks were
-// 0.1-0.2 us faster than 132 and 264 were 0.3-0.9 us slower; at 16 MiB 132
-// beat both by 0.5-1.5 us (round 3); 264 blocks sat within 1.0 us of the
-// floor from the lesson's size to 4 GiB (rounds 3-4), and its registers
-// leave room for no third; one block an SM was not run above 16 MiB.
+// (zeroing, its sums), so small inputs want one, larger two; registers leave
+// room for no third (docs/decisions/lane-shared.md, "The default grid").
 constexpr std::uint64_t kOneBlockBelowPerSm = 256 << 10;
 constexpr std::uint64_t kLaneSharedBlocksPerSm = 2;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the commit the binary is built from into a C++ header (issue 13).
+"""Write the commit the binary is built from into a C++ header, so a result names the code that made it.
 
     build_commit.py SOURCE_DIR OUTPUT
 

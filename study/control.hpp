@@ -1,4 +1,4 @@
-// The A/A control of a comparison (issue 10): a second, independent entry of
+// The A/A control of a comparison (docs/controls.md): a second, independent entry of
 // one toolchain (its own executor: for NVRTC its own compile and module),
 // labelled "<toolchain> (A/A control)". Measured in the same rotation as the
 // toolchains compared, it shows what "same" looks like: a report gives a

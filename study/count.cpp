@@ -29,40 +29,13 @@ constexpr std::size_t kGenerateChunk = 64u << 20;  // generate's writes
 
 ReadPlan read_plan(const Implementation& impl) {
   // CPU streams (pipes; files are preaded, see count_cpu_file): three
-  // chunks of 4 MiB. Timed on a file before files were preaded, this ring
-  // gave 68% of read-and-discard, 80% with 16 MiB chunks, 48% with two
-  // buffers (data/explorations/count-overlap/README.md); on a pipe the
-  // writer sets the pace and no size was measured.
+  // chunks of 4 MiB; on a pipe the writer sets the pace.
   if (impl.backend == Backend::cpu) return {kCpuChunk, 3};
   // GPU implementations (cuda/stream_count.cpp): eight pinned buffers of
   // 4 MiB chunks, read in 1 MiB pieces by gpu_reading_threads. Two buffers
   // are the driver's (one being copied, the one before until its copy is
-  // done); the readers fill the rest. Timed with every pass after 50 ms
-  // idle, as a count run alone starts (lane_shared, 1 GiB uniform and
-  // one_byte, each plan in its own process, three rounds in rotating order,
-  // data/explorations/20261202T1800Z_gpu_count_clock/, call 2; the files the
-  // paper would judge, busy and A/A rules): this plan 46.2-47.5 GB/s, 8 MiB
-  // x 6 44.1-47.6, 16 MiB x 4 (the plan before) 39.5-44.3, pinned copies in
-  // 16 MiB 54.6-54.8. In call 4 (two rounds, reversed) this plan 82-85% of
-  // the floor against 67-69%; in call 3 (the control timed after it) 48.1
-  // against 42.6 GB/s on uniform and level on one_byte (46.6 and 46.7). On
-  // the machine of 20261202T0520Z_gpu_count_cold/ not separated: 46.6-47.7
-  // against 37.6-46.7, and 8 MiB x 6 ahead of both at 48.0-48.4; 4 MiB x 8
-  // was chosen for its narrower spread over both machines (46.2-47.7 in
-  // eight files, 8 MiB x 6 44.1-48.4 in six). Rings of 16 MiB in all ran at
-  // half that there. Timed back to back, warm, before count-bench settled,
-  // 4 MiB x 8 had run at 68-77% against 72-82% for 16 MiB x 4
-  // (20261201T1610Z_gpu_count); beside a neighbour taking half a CPU, 16 x
-  // 4 MiB ran at 80% against 85-92% (20261201T2342Z_gpu_count_steal): how
-  // this plan bears a neighbour's bursts, settled, is not measured. A pass
-  // costs about one chunk's read more than its copies (the first chunk is
-  // read before any copy starts): 0.4% of a 1 GiB file; a 4 MiB copy (about
-  // 79 us) is still long beside the driver's work per chunk.
-  // Copying from the page cache's own pages (cudaHostRegister of the mapped
-  // file) does not pay: registering runs at 30-36 GB/s (20261201T1610Z_gpu_count),
-  // and beside the readers halves their rate (20261202T0250Z_gpu_count_hybrid).
-  // Write-combined buffers and readers at nice +5 gained nothing
-  // (20261201T1726Z_gpu_count_ring, 20261201T1830Z_gpu_readers).
+  // done); the readers fill the rest. Chosen over 16 MiB x 4 and 8 MiB x 6,
+  // settled, in rotation: docs/decisions/count-plan.md.
   return {kGpuChunk, kGpuBuffers};
 }
 
@@ -404,12 +377,9 @@ Bins count_cpu_stream(ChunkReader& reader, const Implementation& impl, const Lau
 
 // CPU implementations on a regular file: every thread of the team preads
 // the next piece into its own buffer and counts it there, so that a piece
-// is read and counted by one core out of its own cache (a chunk handed from
-// a reader thread to another core's count crossed cores: 6.7-6.9 GB/s on
-// the 2-core EPYC against 9.0-9.9 this way, data/explorations/count-overlap),
-// and the team's reads and counts interleave with no reader thread. Pieces
-// of kCpuPiece = 512 KiB, half an L2 of that EPYC: 108-112% of
-// read-and-discard there, against 103-109% for 128 KiB to 2 MiB.
+// is read and counted by one core out of its own cache, and the team's reads
+// and counts interleave with no reader thread. Pieces of kCpuPiece = 512 KiB
+// (docs/decisions/count-plan.md).
 // A file that grows, shrinks or is written while counted is refused as
 // changed: its pieces do not tile it up to where it ended, or its version
 // at the end is not `opened`. It is not counted up to its size when opened,
@@ -478,16 +448,8 @@ std::unique_ptr<GpuStream> make_gpu_stream(Executor& executor, const Implementat
 }
 
 // An eighth of the cores left to the thread that enqueues the copies and
-// to the driver's. On the H200's 16 cores: 16 readers gave 72-82% of pinned
-// host-to-device copies against 12's 85-92%, seven runs each in rotation
-// (data/explorations/20261201T1610Z_gpu_count, round 2; with 16, count is
-// slower than its reads alone). 14 against 12, run by run on the same
-// files: ahead in all 10 runs (median +11.5 points) on a host that read
-// slowly, where an A/A pair of 12 differed by 3.9 (a fixed order there);
-// even (+0.0) on a host that read quickly, in rotating order
-// (data/explorations/20261201T1830Z_gpu_readers). All timed back to back,
-// count warm: compare them with each other, not with the settled figures
-// of read_plan's comment.
+// to the driver's: on 16 cores, 12 readers beat 16, and 14 beat 12 where the host
+// read slowly (docs/decisions/count-plan.md).
 int gpu_reading_threads(int requested) {
   return requested ? cpu::resolve_threads(requested) : std::max(1, cpu::resolve_threads(0) * 7 / 8);
 }

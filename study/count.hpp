@@ -31,12 +31,12 @@ struct ReadPlan {
 };
 
 // CPU streams' chunks, and the pieces each counting thread takes at a time,
-// of a stream's chunks or of a regular file (see count.cpp for why these sizes).
+// of a stream's chunks or of a regular file (why these sizes: docs/decisions/count-plan.md).
 inline constexpr std::size_t kCpuChunk = 4u << 20;
 inline constexpr std::size_t kCpuPiece = 512u << 10;
 // GPU implementations: chunks copied to the GPU and counted there, a ring of
 // pinned host buffers they are read into, and the pieces each reading thread
-// preads at a time (see count.cpp for why these sizes).
+// preads at a time (why these sizes: docs/decisions/count-plan.md).
 inline constexpr std::size_t kGpuChunk = 4u << 20;
 inline constexpr int kGpuBuffers = 8;
 inline constexpr std::size_t kGpuPiece = 1u << 20;

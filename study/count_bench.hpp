@@ -20,17 +20,14 @@
 //   its parallel reads into count's pinned buffers alone.
 //
 // Every timed pass starts after --settle of idle, as a count run on its own
-// does: on the H200's host a read into the pinned buffers after 40 ms of
-// anything else (asleep, spinning, copying memory, copying to the GPU) ran
-// 16-30% slower than one right after another, so back to back each entry
-// would be timed in the state its predecessor in the rotation left, and
-// count always came right after its reads alone
-// (data/explorations/20261202T0250Z_gpu_count_hybrid/).
+// does: a read after idle runs slower than one right after another, so back
+// to back each entry would be timed in the state its predecessor left
+// (docs/decisions/count-plan.md, "count-bench: why every pass settles first").
 //
 // Medians with spread and every raw sample go to a JSON result file.
 //
-//   histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
-//   histostudy count-bench FILE --impl lane_shared [--chunk 4MiB] [--buffers 8] [--piece 1MiB] [--device 0]
+//   build/histostudy count-bench FILE [--impl openmp_fast] [--rounds 9] [--settle 50] [-o runs/count-bench]
+//   build/histostudy count-bench FILE --impl lane_shared [--chunk 4MiB] [--buffers 8] [--piece 1MiB] [--device 0]
 #pragma once
 #include <cstdint>
 #include <string>
@@ -41,15 +38,12 @@
 namespace hs {
 
 // The idle before each timed pass: more than the 40 ms after which every
-// conditioner measured (asleep, busy, copying) left a pass equally cold; 10
-// ms left it part warm (the exploration above; nothing longer was tried).
+// state measured left a pass equally cold (docs/decisions/count-plan.md).
 inline constexpr int kSettleMs = 50;
 inline constexpr int kMaxSettleMs = 10000;
 
-// The GPU floor's copies: pinned host-to-device copies ran at 54.5-54.9 GB/s
-// in 8 and 16 MiB copies, 53.3-53.6 in 4 MiB and 48.8-48.9 in 1 MiB on the
-// H200 (data/explorations/20261202T0520Z_gpu_count_cold/), so a floor copied
-// in count's chunks would fall with them and flatter a plan of small chunks.
+// The GPU floor's copies: 16 MiB whatever count's plan, since smaller copies
+// run slower and would flatter a plan of small chunks (docs/decisions/count-plan.md).
 inline constexpr std::uint64_t kH2dFloorCopy = std::uint64_t(16) << 20;
 inline constexpr int kH2dFloorBuffers = 2;  // one filled while the other copies
 

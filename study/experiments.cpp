@@ -51,7 +51,7 @@ std::vector<Experiment> table() {
        .gpu_only = true,
        .passes = {gpu::kLessonPasses},
        .measures_shared_rates = true},
-      // Issue 16: the fixed costs show at small sizes, the floor's L2 share
+      // The size sweep: the fixed costs show at small sizes, the floor's L2 share
       // below about 48 MiB (cold samples flush it), HBM's rate above.
       {.name = "sizes",
        .description = "the subject and the peer GPU kernels beside the read floor from 1 MiB to 4 GiB on uniform, "
@@ -61,7 +61,7 @@ std::vector<Experiment> table() {
        .roles = {"subject", "peer"},
        .gpu_only = true,
        .passes = {gpu::kLessonPasses}},
-      // Issue 10: two periods of the 1 KiB pattern first seen on the H200.
+      // Two periods of the 1 KiB placement pattern first seen on the H200.
       {.name = "placement",
        .description = "every GPU kernel that adds into global bins, with the bins 0 to 2,048 bytes past a 2 MiB "
                       "boundary in 128-byte steps, on uniform, lesson_english and one_byte",

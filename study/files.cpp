@@ -145,7 +145,7 @@ bool can_create_in(const fs::path& dir) {
   return true;
 }
 
-// Throws UsageError unless a new file can be created beside `path` (README:
+// Throws UsageError unless a new file can be created beside `path` (docs/commands.md:
 // an output folder that cannot be written is a usage error).
 void check_folder_of(const std::string& path) {
   const fs::path folder = fs::path(path).parent_path();

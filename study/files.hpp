@@ -1,6 +1,6 @@
 // Files as the study writes and reads them, in one place: descriptors that
 // close themselves, whole reads and writes, inputs read with one sized read,
-// and output written so that nothing is lost or destroyed (issue 13): a new
+// and output written so that nothing is lost or destroyed: a new
 // file appears whole or not at all, an existing regular file is replaced
 // only when asked, anything else (a FIFO, a device, a symlink's target) is
 // written through, and a temporary file never outlives an error or a

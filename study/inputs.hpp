@@ -1,5 +1,5 @@
 // The study's inputs: deterministic byte streams, the same on every machine
-// (README "Inputs" documents each), or a user's file.
+// (docs/experiments.md, "Inputs", documents each), or a user's file.
 //
 //   uniform         the lesson's LCG (seed 12345), high byte of each new state
 //   lesson_english  a fixed 677-byte arrangement of the lesson's published

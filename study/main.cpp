@@ -188,7 +188,7 @@ std::vector<hs::Placement> parse_placements(const std::vector<std::string>& item
 }
 
 // OMP_NUM_THREADS beyond what --threads accepts is refused before OpenMP
-// starts any thread (issue 13: libgomp crashed at 100,000).
+// starts any thread (libgomp crashed at 100,000).
 void check_thread_variable() {
   const char* value = std::getenv("OMP_NUM_THREADS");
   if (!value || !*value) return;
@@ -202,7 +202,7 @@ void check_thread_variable() {
 }
 
 // Checked before any measurement: what a run could otherwise learn only
-// after measuring (issue 13).
+// after measuring.
 void check_before_measuring(const RunOptions& opt) {
   hs::check_carried_commit();
   if (!opt.no_save) hs::check_writable_dir(opt.out_dir);

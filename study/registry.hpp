@@ -1,7 +1,7 @@
 // The one registry: every implementation's readable name, family, idea,
 // roles and launcher, CPU and GPU alike. Each implementation is declared
 // once, beside its launch plan (cpu_openmp/variants.cpp, cuda/variants.cpp);
-// this collects them. README "Adding a variant" lists the steps.
+// this collects them. docs/experiments.md, "Adding a variant", lists the steps.
 #pragma once
 #include <cstdint>
 #include <optional>

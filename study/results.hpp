@@ -31,7 +31,7 @@ nlohmann::json result_document(const RunRecord& record);
 
 // `doc` with every string (and key) that is not UTF-8 escaped losslessly
 // (\xNN for each stray byte, backslashes doubled) and, if any was, an
-// "escaped_strings" entry naming where: JSON holds only UTF-8 (issue 13).
+// "escaped_strings" entry naming where: JSON holds only UTF-8.
 nlohmann::json lossless_utf8(const nlohmann::json& doc);
 
 // Writes lossless_utf8(doc) as DIR/STEM.json (STEM-002.json, ... if taken)

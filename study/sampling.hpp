@@ -1,5 +1,5 @@
 // How samples are taken, so that a comparison differs only in what it
-// compares (issue 10): the cache mode, where the bins live, the stopping
+// compares (docs/controls.md): the cache mode, where the bins live, the stopping
 // rule, and the rotating order in which several executors take turns.
 #pragma once
 #include <cstdint>
@@ -20,7 +20,7 @@ CacheMode parse_cache_mode(const std::string& name);
 
 // Where a run's output bins start: this many bytes past a 2 MiB boundary.
 // The placement experiment sweeps it; every other run uses 0 (where a fresh
-// cudaMalloc puts a small buffer). Issue 10: global atomics on the H200 run
+// cudaMalloc puts a small buffer). Global atomics on the H200 run
 // 2.09x faster or slower from this offset alone.
 struct Placement {
   std::uint32_t bins_offset = 0;

@@ -199,7 +199,7 @@ std::string save(const RunRecord& record, const std::string& dir, const std::str
 
 
 // The perf experiment records the GPU's shared-memory update rates, the
-// ceiling of one-update-per-byte designs (issue 6), beside its rows.
+// ceiling of one-update-per-byte designs, beside its rows.
 nlohmann::json shared_rates_if_asked(const StudyRequest& request, const Executors& ex) {
 #if HISTOSTUDY_HAVE_CUDA
   const auto& e = request.experiments;

@@ -753,7 +753,7 @@ TEST_CASE("the harness checks before it times, and a wrong answer is never timed
   REQUIRE(rows[0].pct_of_floor.has_value());
   CHECK(*rows[0].pct_of_floor == doctest::Approx(100.0 * row.gbps / floor.gbps));
 
-  // Below 1 MiB a percent of the floor is not given (issue 13: 2,500% at 1 byte).
+  // Below 1 MiB a percent of the floor is not given (it read 2,500% at 1 byte).
   for (auto& r : rows) r.size = hs::kMinFloorBytes - 1;
   for (auto& r : rows) r.pct_of_floor.reset();
   hs::attach_floors(rows);

@@ -101,6 +101,24 @@ def check_paths_from_the_caller():
                    f"./dev study should run histostudy {' '.join(given[1:])} in {here}", study)
 
 
+def check_report_tools():
+    """./dev lesson, history, fleet and counters run their plots tool from the caller's folder: a committed run's
+    lesson table; a missing file or folder refused in one line and a non-zero exit."""
+    run = ROOT / "data" / "runs" / ("20261201T160941Z_nvidia-h200_cpu-nvcc-13.0.88-nvrtc-12.6.85-nvrtc-13.0-"
+                                    "nvcc-13.0.88-a-a-control.json")
+    if not run.exists():
+        sys.exit(f"test_dev: {run.name}, the committed H200 lesson run the report check reads, is missing")
+    with tempfile.TemporaryDirectory() as here:
+        (pathlib.Path(here) / "mine.json").write_bytes(run.read_bytes())
+        lesson = dev("lesson", "mine.json", cwd=here)
+        expect(lesson.returncode == 0 and "**Lesson table: " in lesson.stdout and "| uniform |" in lesson.stdout,
+               "./dev lesson mine.json should print the lesson table of the caller's mine.json", lesson)
+        for cmd in ("fleet", "history", "counters"):
+            missing = dev(cmd, "nosuch", cwd=here)
+            expect(missing.returncode != 0 and len(missing.stderr.splitlines()) == 1 and "nosuch" in missing.stderr,
+                   f"./dev {cmd} nosuch should refuse it in one line", missing)
+
+
 def check_audit_whatever_python3_is():
     """./dev audit of two committed runs, as the README has it, works where the python3 on PATH lacks numpy (a
     stand-in that cannot import it): ./dev runs the plots tools with the project's Python."""
@@ -121,6 +139,7 @@ def check_audit_whatever_python3_is():
 def main():
     check_help()
     check_paths_from_the_caller()
+    check_report_tools()
     check_audit_whatever_python3_is()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:

@@ -196,7 +196,7 @@ TEST_CASE("every GPU kernel equals the reference at 1 GiB") {
   }
 }
 
-// Issue 13: cub counted extra bytes past 4 GiB (chunks of 2^31 - 4096 bytes
+// cub counted extra bytes past 4 GiB (chunks of 2^31 - 4096 bytes
 // let CUB's 32-bit tile offsets wrap); every implementation past 4 GiB, and
 // at cub's chunk boundaries and the old chunk size.
 TEST_CASE("every GPU kernel equals the reference past 4 GiB and at cub's chunk boundaries") {
@@ -633,7 +633,7 @@ TEST_CASE("moving the bins by 512 bytes moves them by 512 bytes in the record, a
   CHECK(p0["input_mod_2mib"] == p512["input_mod_2mib"]);
   const double ratio = at0[0].summary.median / at512[0].summary.median;
   MESSAGE("global/uniform, bins +0 over bins +512: " << ratio);
-  // The finding of issue 10, on the GPU it was found on: 17.3 against 8.3 ms at the lesson's size.
+  // The placement finding, on the GPU it was found on: 17.3 against 8.3 ms at the lesson's size.
   if (g_device->name().find("H200") != std::string::npos) CHECK(ratio > 1.5);
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What a hostile user tries (issue 13), one test per defect found: nothing
+"""What a hostile user tries, one test per defect found: nothing
 is lost or destroyed, bad input is refused before measuring with one line
 and exit 2, failures exit 1 and keep what was measured.
 Usage: test_hostile.py HISTOSTUDY"""

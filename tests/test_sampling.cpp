@@ -1,4 +1,4 @@
-// The `cpu` suite's sampling tests (issue 10): the rotating order, the
+// The `cpu` suite's sampling tests (docs/controls.md): the rotating order, the
 // stopping rule, throttled samples, the bins' placement and the A/A
 // control, with scripted executors that need no GPU.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN

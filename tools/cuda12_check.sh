@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The CUDA 12 check (README "Platforms"), for a Debian machine with no CUDA 12
+# The CUDA 12 check (docs/platforms.md), for a Debian machine with no CUDA 12
 # toolkit, reaching only Debian's archive and PyPI. Downloads into WORK
 # (default /tmp/cu12x, outside the repo; about 1.5 GB), never installs:
 #

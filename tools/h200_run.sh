@@ -94,7 +94,7 @@ suite() {
 
 test_gpu() { suite "$BUILD_DIR" gpu; }
 
-# Issue 14: the GPU suite from a build with SASS for 7.5 to 8.9 and PTX for
+# The JIT check: the GPU suite from a build with SASS for 7.5 to 8.9 and PTX for
 # compute_75, none for this GPU: every kernel runs from PTX the driver
 # compiles (the code path every row records).
 jit() {
@@ -120,14 +120,14 @@ sanitize() {
   done
 }
 
-# Issue 6: the fast kernels against their peers at 1 GiB, with the GPU's
+# Performance beyond the lesson: the fast kernels against their peers at 1 GiB, with the GPU's
 # shared-memory update rates.
 perf() { "$HS" run -e perf -o "$OUT" 2>"$OUT/perf-progress.log" | tee "$OUT/perf.txt" | tail -60; }
 
-# Issue 16: the subject and the peer beside the read floor from 1 MiB to 4 GiB.
+# The size sweep: the subject and the peer beside the read floor from 1 MiB to 4 GiB.
 sizes() { "$HS" run -e sizes -o "$OUT" 2>"$OUT/sizes-progress.log" | tee "$OUT/sizes.txt" | tail -40; }
 
-# Issue 16 item 2: `histostudy count` for GPU implementations at the speed of
+# The GPU count: `histostudy count` for GPU implementations at the speed of
 # its input. Page-cached files of 1 GiB (uniform, one_byte) and 4 GiB + 3
 # (made at once, in /dev/shm where it has room); the new GPU suite cases, the
 # CLI's GpuCount tests and the hostile suite (a read error mid-file, GPU
@@ -263,7 +263,7 @@ print(",".join(e["name"] for e in json.load(open("data/registry.json"))["impleme
                if e["backend"] == sys.argv[1] and set(sys.argv[2:]) & set(e["roles"])))' "$@"
 }
 
-# Issue 12: every NVRTC release's SASS and driver-compiled PTX (built by
+# The release audit: every NVRTC release's SASS and driver-compiled PTX (built by
 # pack, without a GPU) beside nvcc and CUB, in one process under the controls.
 matrix() {
   "$HS" run -e lesson --toolchain "nvcc,modules:$PWD/$MODULES" -o "$OUT" 2>"$OUT/matrix-progress.log" \
@@ -272,21 +272,21 @@ matrix() {
   grep "result file" "$OUT/matrix.txt"
 }
 
-# Issue 10: the lesson with the toolchains in the opposite order (the A/A
+# The order control: the lesson with the toolchains in the opposite order (the A/A
 # control is then NVRTC 13.0): a result that changes with the order is a defect.
 order() {
   "$HS" run -e lesson --toolchain "13.0,12.6,nvcc" -o "$OUT" \
     2>"$OUT/order-progress.log" >"$OUT/order.txt"
 }
 
-# Issue 10: every kernel that adds into global bins, the bins 0..2048 bytes
+# The placement sweep: every kernel that adds into global bins, the bins 0..2048 bytes
 # past a 2 MiB boundary, under the three toolchains and the A/A control.
 placement() {
   "$HS" run -e placement --toolchain "nvcc,$NVRTCS" --reps 10 -o "$OUT" \
     2>"$OUT/placement-progress.log" >"$OUT/placement.txt"
 }
 
-# Issue 10: hot against cold samples where the input fits the 60 MiB L2
+# The cache modes: hot against cold samples where the input fits the 60 MiB L2
 # (16, 32 MiB) and where it does not quite (the lesson's 67 MB).
 cache() {
   local mode
@@ -297,11 +297,11 @@ cache() {
   done
 }
 
-# Issue 17, on request on a machine of two or more GPUs: the study on every
+# The fleet, on request on a machine of two or more GPUs: the study on every
 # GPU at once, one process per GPU, each with its A/A control (FLEET_ARGS:
 # histostudy run arguments), into $OUT/fleet; then the report of the GPUs
 # side by side where this python3 has plots/' packages (else make it where
-# the files come back: python3 -m plots.fleet DIR).
+# the files come back: ./dev fleet DIR).
 fleet() {
   # shellcheck disable=SC2086
   "$HS" run --device all ${FLEET_ARGS:--e lesson,sweep --control nvcc} -o "$OUT/fleet" \

@@ -11,7 +11,7 @@
 #   sbatch --array=0-3 --exclusive --gres=gpu:8 tools/slurm_fleet.sh /shared/fleet --device all --control nvcc
 #   sbatch --array=0-15 --gres=gpu:1 tools/slurm_fleet.sh /shared/fleet --control nvcc
 # and when the array has ended, one report of all its tasks:
-#   /usr/bin/python3 -m plots.fleet /shared/fleet/slurm-<array job id> -o fleet.md
+#   ./dev fleet /shared/fleet/slurm-<array job id> -o fleet.md
 #
 # Arguments: RESULTS, then `histostudy run` arguments (not -o or --run-id:
 # this script sets them). Submit from the clone (or set HISTOSTUDY_REPO):

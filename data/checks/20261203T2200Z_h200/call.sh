@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # For the GPU machine's copy of the tree only (.deps/include and .deps/h200/provenance.env carried; data/runs and
-# data/explorations moved aside for the 64 MiB the call carries). The last check of issue 16 at the session's
+# data/explorations moved aside for the 64 MiB the call carries). The performance targets' last check at the session's
 # commit: build; the gpu suite (every GPU implementation exact on every input and size, 4 GiB + 3 and odd
-# alignments included), the cpu suite and the hostile suite; the sizes experiment (item 1: lane_shared and cub
+# alignments included), the cpu suite and the hostile suite; the sizes experiment (lane_shared and cub
 # beside the read floor, 1 MiB to 4 GiB, cold) and the perf experiment (1 GiB, every input). Each step under its
 # own timeout.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 2, round 2: round 1's best plans against count's, each run
+# The count target, round 2: round 1's best plans against count's, each run
 # REPS times in rotating order (a plan's runs spread over the whole call, so
 # the machine's drift over minutes falls on every plan alike), on a 1 GiB
 # uniform file written alone, then count's plan and the best on a file

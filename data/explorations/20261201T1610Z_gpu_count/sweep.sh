@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16 item 2, round 1: what holds the GPU count at 74-79% of pinned
+# The count target, round 1: what holds the GPU count at 74-79% of pinned
 # host-to-device copies? On the GPU machine after `tools/h200_run.sh unpack
 # build`: count-bench of the subject (lane_shared) on a page-cached 1 GiB
 # uniform file in /dev/shm, varying one knob at a time from count's plan

@@ -1,4 +1,4 @@
-// What runs slower right after a core idled? (issue 16, item 2: a GPU count pass after 50 ms idle runs
+// What runs slower right after a core idled? (the count target: a GPU count pass after 50 ms idle runs
 // 5-7 ms slower than one right after another; ../20261202T0520Z_gpu_count_cold/ found every memory
 // access 43-106% dearer after >= 30 ms asleep, and a pass that wrote the ring first gained nothing,
 // ../20261202T0250Z_gpu_count_hybrid/.) After `gap` ms asleep, T threads (each pinned to its own CPU)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exploration on the H200 (issue 16 item 1): lane_shared (count kernel + fold
+# Exploration on the H200 (the size sweep's targets): lane_shared (count kernel + fold
 # kernel) against lane_shared_spread (one launch: each block adds its sums
 # into 256 bins one 128-byte line apart, the last block to take a ticket
 # moves them into the bins), beside read_floor and cub, at every size of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Second round (issue 16 item 1): the spread merge with 1 or 8 sets of
+# Second round (the size sweep's targets): the spread merge with 1 or 8 sets of
 # spread bins (block k adding into set k % 8), each with and without
 # prefetching the merge's lines into L2 while the blocks count (cold samples
 # flush them), and the last block adding into the bins by load and store;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Third round (issue 16 item 1): lane_shared as committed (count kernel +
+# Third round (the size sweep's targets): lane_shared as committed (count kernel +
 # fold kernel) against round 2's best (one launch, spread bins, ticket) and
 # the arrival merge (one launch, each spread entry counting its arrivals
 # beside the sum, so the last block to add a bin moves it: no ticket, no

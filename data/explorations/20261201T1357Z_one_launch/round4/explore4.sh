@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fourth round (issue 16 item 1), the build of round 3: the arrival merge
+# Fourth round (the size sweep's targets), the build of round 3: the arrival merge
 # with 4 loads a lane at 2 blocks an SM (grid 264: its registers leave room
 # for no more) against 2 loads a lane at 3 (grid 396) at 1 and 4 GiB, and
 # uniform at 4 GiB again (round 3 had it 5% slow once). $OUT/explore4.tar.gz.
