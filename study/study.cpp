@@ -197,6 +197,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
   }
   if (impls.empty()) impls = all_runnable(executors);
   for (const auto& input : request.inputs) parse_input(input);  // unknown names fail before any work
+  check_one_spelling_per_file(request.inputs);
   if (!request.inputs.empty() && !request.sizes.empty() &&
       std::none_of(request.inputs.begin(), request.inputs.end(), [](const std::string& i) {
         return parse_input(i).synthetic();

@@ -635,5 +635,32 @@ class SaysWhatItDoes(Case):
         self.assertEqual(len(self.results(os.path.join(self.dir, "runs"))), 1)
 
 
+class InputSpellings(Case):
+    """One file under two spellings is one input, refused as distinct_01 is; an entry that cannot be opened
+    is named with why (a loop, a link to nothing), never called an unknown input."""
+
+    def test_a_symlink_loop_is_named_as_one(self):
+        os.symlink("loop", self.path("loop"))
+        os.symlink("nowhere", self.path("dangling"))
+        self.refused(run("run", "-i", "reference", "--input", "loop", "--no-save", cwd=self.dir), 1,
+                     "loop: cannot open (Too many levels of symbolic links)")
+        self.refused(run("run", "-i", "reference", "--input", "dangling", "--no-save", cwd=self.dir), 1,
+                     "dangling: cannot open (No such file or directory)")
+
+    def test_one_file_under_two_spellings_is_refused_as_distinct_01_is(self):
+        with open(self.path("in.bin"), "wb") as f:
+            f.write(b"abc")
+        os.link(self.path("in.bin"), self.path("hard.bin"))
+        os.symlink("in.bin", self.path("soft.bin"))
+        roundabout = os.path.join(self.dir, "..", os.path.basename(self.dir), "in.bin")
+        for second in ("./in.bin", self.path("in.bin"), roundabout, "hard.bin", "soft.bin"):
+            self.refused(run("run", "-i", "reference", "--input", f"in.bin,{second}", "--no-save", cwd=self.dir), 2,
+                         f"bad input '{second}': the file 'in.bin' again; name it once")
+        self.refused(run("run", "-i", "reference", "--input", "distinct_1,distinct_01", "--no-save"), 2,
+                     "bad input 'distinct_01': write it distinct_1")
+        out = run("run", "-i", "reference", "--input", "in.bin,in.bin", "--no-save", cwd=self.dir)  # one spelling
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
