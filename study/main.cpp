@@ -39,6 +39,7 @@
 #include "study/error.hpp"
 #include "study/inputs.hpp"
 #include "study/nvml.hpp"
+#include "study/printable.hpp"
 #include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/report.hpp"
@@ -126,6 +127,9 @@ std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
   return out;
 }
 
+// An error's one line on standard error, names in it escaped (a path may hold a newline).
+void say_error(const std::string& what) { std::cerr << "histostudy: error: " << hs::printable(what) << "\n"; }
+
 // A closed pipe's exit status: what the shell reports for a process that
 // SIGPIPE ended, as `yes | head` leaves it.
 constexpr int kClosedPipeStatus = 128 + SIGPIPE;
@@ -201,6 +205,9 @@ void check_thread_variable() {
                          std::to_string(hs::cpu::kMaxThreads) + " threads");
 }
 
+// "result file: PATH" on standard output, PATH escaped: one line whatever bytes it holds.
+void say_result_file(const std::string& saved) { std::cout << "result file: " << hs::printable(saved) << std::endl; }
+
 // Checked before any measurement: what a run could otherwise learn only
 // after measuring (issue 13).
 void check_before_measuring(const RunOptions& opt) {
@@ -221,15 +228,15 @@ void print_measurements(const hs::RunRecord& record, std::ostream& out) {
   if (saved.empty())
     print_measurements(record, std::cout);
   else
-    std::cout << "result file: " << saved << "\n";  // where --device all's parent finds every child's file
+    say_result_file(saved);  // where --device all's parent finds every child's file
   std::cout.flush();
   const int signal = record.stopped_by_signal;
-  const std::string why = !record.incomplete.empty() ? record.incomplete
+  const std::string why = !record.incomplete.empty() ? hs::printable(record.incomplete)
                                                      : "interrupted by signal " + std::to_string(signal) + " (" +
                                                            strsignal(signal) + ") after its last case";
   std::cerr << "histostudy: " << why
             << (saved.empty() ? "; nothing saved (--no-save): what was measured is on standard output"
-                              : " (what was measured is in " + saved + ")")
+                              : " (what was measured is in " + hs::printable(saved) + ")")
             << std::endl;
   hs::die_of(signal);
 }
@@ -252,14 +259,15 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
     if (!e.result_file.empty()) {
-      std::cout << "  " << e.label << ": " << e.result_file << "\n";
+      std::cout << "  " << e.label << ": " << e.result_file << "\n";  // as the child printed it
       saved += (saved.empty() ? "result files: " : ", ") + e.result_file;
     }
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
     if (e.status != 0 && status == 0) status = e.status;
   }
   if (!opt.no_save)
-    std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << opt.out_dir << "\n";
+    std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << hs::printable(opt.out_dir)
+              << "\n";
   check_stdout(saved);
   return status;
 }
@@ -290,8 +298,9 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 
   const hs::Executors ex = hs::make_executors(split_commas(opt.toolchains), opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
-  if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
-  if (!ex.device_line.empty()) std::cerr << "histostudy: on " << ex.device_line << "\n";
+  if (!ex.gpu_absent.empty())
+    std::cerr << "histostudy: no GPU executor (" << hs::printable(ex.gpu_absent) << "); CPU only\n";
+  if (!ex.device_line.empty()) std::cerr << "histostudy: on " << hs::printable(ex.device_line) << "\n";
   std::cerr << "histostudy: " << hs::describe_plan(cases) << "\n";
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
@@ -320,16 +329,19 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
       throw hs::Error(what);
     }
   }
-  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
+  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + hs::printable(saved));
   if (record.stopped_by_signal) end_interrupted(record, saved);
   if (!record.incomplete.empty()) {
     // Said on standard output too, where --device all's parent finds every child's file.
-    if (!saved.empty()) std::cout << "result file: " << saved << std::endl;
+    if (!saved.empty()) say_result_file(saved);
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
   }
 
   print_measurements(record, std::cout);
-  if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
+  if (!saved.empty()) {
+    std::cout << "\n";
+    say_result_file(saved);
+  }
   check_stdout(saved.empty() ? "" : "result file: " + saved);
   const auto& rows = record.rows;
   bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
@@ -370,14 +382,14 @@ void list_command() {
   std::cout << "toolchains (--toolchain SPEC):\n  cpu                always\n";
 #if HISTOSTUDY_HAVE_CUDA
   for (const auto& t : hs::gpu::find_toolchains())
-    std::printf("  %-18s %s%s\n", t.label.c_str(), t.spec.c_str(),
-                t.spec.ends_with(t.where) ? "" : (" (" + t.where + ")").c_str());
+    std::printf("  %-18s %s%s\n", hs::printable(t.label).c_str(), hs::printable(t.spec).c_str(),
+                t.spec.ends_with(t.where) ? "" : (" (" + hs::printable(t.where) + ")").c_str());
   std::string missing;
   for (const auto& r : hs::gpu::nvrtc_releases())
     if (!hs::gpu::installed_release_library(r.release)) missing += (missing.empty() ? "" : ", ") + r.release;
   if (!missing.empty()) std::cout << "  NVRTC releases not installed (./dev nvrtc RELEASE): " << missing << "\n";
 #endif
-  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << ex.gpu_absent << ")\n";
+  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << hs::printable(ex.gpu_absent) << ")\n";
 }
 
 #if HISTOSTUDY_HAVE_CUDA
@@ -402,7 +414,8 @@ int cubins_command(const std::vector<std::string>& toolchains, const std::vector
     for (const auto& t : hs::gpu::find_toolchains())
       if (t.spec != "nvcc") specs.push_back(t.spec);
   const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
-  std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
+  std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << hs::printable(out_dir)
+            << " (manifest.json)\n";
   check_stdout("modules written: " + out_dir);
   return 0;
 #else
@@ -474,7 +487,7 @@ int stdout_status() {
   } catch (const hs::ClosedPipe&) {
     return kClosedPipeStatus;
   } catch (const hs::Error& e) {
-    std::cerr << "histostudy: error: " << e.what() << "\n";
+    say_error(e.what());
     return 1;
   }
   return 0;
@@ -643,13 +656,12 @@ int main(int argc, char** argv) {
       try {
         app.clear();
         app.parse(as_run);
-        std::cerr << "histostudy: error: options come after a command; did you mean: histostudy run" << line
-                  << " (see --help)\n";
+        say_error("options come after a command; did you mean: histostudy run" + line + " (see --help)");
         return 2;
       } catch (const CLI::ParseError&) {  // not run's either: CLI11's own words
       }
     }
-    std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
+    say_error(e.what() + std::string(" (see --help)"));
     return 2;
   }
   try {
@@ -693,12 +705,12 @@ int main(int argc, char** argv) {
       if (run->count(name) > 0) run_opt.gpu_options.push_back(name);
     return run_study(run_opt, args);
   } catch (const hs::UsageError& e) {
-    std::cerr << "histostudy: error: " << e.what() << "\n";
+    say_error(e.what());
     return 2;
   } catch (const hs::ClosedPipe&) {
     return kClosedPipeStatus;
   } catch (const std::exception& e) {
-    std::cerr << "histostudy: error: " << hs::message_of(e) << "\n";
+    say_error(hs::message_of(e));
     return 1;
   }
 }

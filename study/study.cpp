@@ -12,6 +12,7 @@
 #include "study/files.hpp"
 #include "study/host_load.hpp"
 #include "study/inputs.hpp"
+#include "study/printable.hpp"
 #include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/sizes.hpp"
@@ -250,10 +251,19 @@ std::string describe_plan(const std::vector<Case>& cases) {
     // Appended piece by piece: GCC 12 warns falsely on "literal" + string chains.
     out.append("; ").append(name).append(": ").append(std::to_string(impls.size()));
     out.append(impls.size() == 1 ? " implementation on " : " implementations on ");
-    for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(inputs[i]);
+    for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(printable(inputs[i]));
     out.append(" at");
     for (auto s : sizes) out.append(" ").append(with_commas(s)).append(" B");
   }
+  return out;
+}
+
+std::string measurement_label(const std::string& experiment, const std::string& toolchain, std::string_view impl,
+                              const std::string& input, std::uint64_t size, const LaunchPolicy& policy,
+                              std::uint64_t bins_offset) {
+  std::string out = experiment + " " + printable(toolchain) + " ";
+  out.append(impl).append(" ").append(printable(input)).append(" ").append(with_commas(size)).append(" B (");
+  out.append(policy.str()).append(bins_offset ? ", bins +" + std::to_string(bins_offset) : "").append(")");
   return out;
 }
 
@@ -277,7 +287,8 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     Bins reference{};
     {
       StatusLine status;  // an input of gigabytes takes seconds to make and count once
-      status.say("histostudy: preparing " + key.first + ", " + with_commas(key.second) + " B, and its reference count");
+      status.say("histostudy: preparing " + printable(key.first) + ", " + with_commas(key.second) +
+                 " B, and its reference count");
       data = make_input(parse_input(key.first), key.second);
       if (data.empty()) throw Error(key.first + ": input is empty; nothing to measure");
       cpu::reference(data, reference);
@@ -287,10 +298,9 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     const auto report = [&](std::vector<Row> measured, std::uint64_t bins_offset) {
       for (Row& row : measured) {
         std::ostringstream line;
-        line << "[" << ++done << "/" << total << "] " << row.experiment << " " << row.toolchain << " " << row.impl
-             << " " << row.input << " " << with_commas(row.size) << " B (" << row.policy.str();
-        if (bins_offset) line << ", bins +" << bins_offset;
-        line << "): ";
+        line << "[" << ++done << "/" << total << "] "
+             << measurement_label(row.experiment, row.toolchain, row.impl, row.input, row.size, row.policy, bins_offset)
+             << ": ";
         if (!row.check_passed)
           line << "CHECK FAILED: " << row.check_detail;
         else if (row.samples_ms.empty())

@@ -662,5 +662,40 @@ class InputSpellings(Case):
         self.assertEqual(out.returncode, 0, out.stderr)
 
 
+class NamesAsGiven(Case):
+    """A name holds any byte but NUL: every line shows it escaped, whole; the result file keeps it exact, and
+    --result-path-fd gives the result file's exact path."""
+
+    def make(self, name, data=b"abc" * 100):
+        path = os.path.join(self.dir.encode(), name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_control_characters_in_a_name_are_printed_escaped_and_recorded_exact(self):
+        name = self.make(b"a\nresult file: x\x1b[31m\\b\xc2\x9b.bin")   # newline, ESC, backslash, C1 CSI
+        shown = os.path.join(self.dir, "a\\x0Aresult file: x\\x1B[31m\\\\b\\xC2\\x9B.bin").encode()
+        out = run("run", "-i", "reference", "--input", name, "-o", self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        for stream in (out.stdout, out.stderr):
+            self.assertNotIn(b"\x1b", stream)
+            self.assertNotIn(b"\xc2\x9b", stream)
+            self.assertIn(shown, stream)
+        self.assertEqual([line for line in out.stdout.splitlines() if line.startswith(b"result file: ")],
+                         [b"result file: " + self.results(self.dir)[0].encode()])
+        [saved] = self.results(self.dir)
+        self.assertEqual({r["input"] for r in load(saved)["rows"]}, {os.fsdecode(name)})
+        gone = os.path.join(self.dir.encode(), b"no\nsuch")
+        self.refused(run("run", "-i", "reference", "--input", gone, "--no-save"), 1, "no\\x0Asuch: cannot open")
+
+    def test_a_long_name_keeps_every_table_line_whole(self):
+        name = self.make(b"n" * 250)
+        out = run("run", "-i", "reference,openmp_private", "--input", name, "--no-save")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        measured = [line.split() for line in out.stdout.decode().splitlines() if line.startswith("custom ")]
+        self.assertEqual(len(measured), 3, out.stdout)  # reference, openmp_private, the floor: a line each, whole
+        self.assertTrue(all(row[3] == name.decode() and row[-1] == "0" for row in measured), measured)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
