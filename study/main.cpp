@@ -8,6 +8,7 @@
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
 //   histostudy cubins             NVRTC-built cubins for the codegen audit (no GPU needed)
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <cctype>
+#include <climits>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -165,6 +167,7 @@ struct RunOptions {
   std::string run_id;  // --run-id: the run of several GPUs or Slurm tasks this one is part of
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
+  int result_path_fd = -1;  // --result-path-fd: where the result file's exact path goes; -1 nowhere
   std::vector<std::string> gpu_options;  // those of kGpuOnlyOptions given on the command line
 };
 
@@ -205,7 +208,30 @@ void check_thread_variable() {
                          std::to_string(hs::cpu::kMaxThreads) + " threads");
 }
 
-// "result file: PATH" on standard output, PATH escaped: one line whatever bytes it holds.
+// --result-path-fd: a descriptor open for writing (0, 1 and 2, the run's
+// own streams, are refused by its range), then closed on exec: --device
+// all's children are each given one of their own.
+void check_result_path_fd(int fd) {
+  if (fd < 0) return;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+    throw hs::UsageError("--result-path-fd " + std::to_string(fd) + ": not a descriptor open for writing");
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+// A saved result file's exact path, ended by a NUL byte (a path may hold
+// any other byte), on --result-path-fd for a script such as ./dev: said as
+// soon as the file is saved, before anything printed could fail.
+void tell_result_path(const std::string& saved, int fd) {
+  if (fd < 0 || saved.empty()) return;
+  try {
+    hs::write_all(fd, saved.c_str(), saved.size() + 1, "--result-path-fd " + std::to_string(fd));
+  } catch (const hs::Error& e) {  // a closed pipe too: the file is saved, and says where
+    throw hs::Error(std::string(e.what()) + "; result file: " + saved);
+  }
+}
+
+// "result file: PATH" on standard output, PATH escaped for people; a script reads --result-path-fd.
 void say_result_file(const std::string& saved) { std::cout << "result file: " << hs::printable(saved) << std::endl; }
 
 // Checked before any measurement: what a run could otherwise learn only
@@ -213,6 +239,7 @@ void say_result_file(const std::string& saved) { std::cout << "result file: " <<
 void check_before_measuring(const RunOptions& opt) {
   hs::check_carried_commit();
   if (!opt.no_save) hs::check_writable_dir(opt.out_dir);
+  check_result_path_fd(opt.result_path_fd);
 }
 
 // The lesson tables, every row and the GPU's shared-memory rates.
@@ -228,7 +255,7 @@ void print_measurements(const hs::RunRecord& record, std::ostream& out) {
   if (saved.empty())
     print_measurements(record, std::cout);
   else
-    say_result_file(saved);  // where --device all's parent finds every child's file
+    say_result_file(saved);
   std::cout.flush();
   const int signal = record.stopped_by_signal;
   const std::string why = !record.incomplete.empty() ? hs::printable(record.incomplete)
@@ -259,7 +286,8 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
     if (!e.result_file.empty()) {
-      std::cout << "  " << e.label << ": " << e.result_file << "\n";  // as the child printed it
+      std::cout << "  " << e.label << ": " << hs::printable(e.result_file) << "\n";
+      tell_result_path(e.result_file, opt.result_path_fd);
       saved += (saved.empty() ? "result files: " : ", ") + e.result_file;
     }
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
@@ -309,7 +337,10 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::RunRecord record = [&] {
     const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
     // Each progress line in one write, so that the signal's own line never lands inside one.
-    auto r = hs::record_run(request, cases, ex, argv, [](const std::string& line) { std::cerr << line + "\n"; });
+    // The command line recorded without --result-path-fd, which says where the path goes, not what is
+    // measured: the command a reader retypes from the record needs no descriptor.
+    auto r = hs::record_run(request, cases, ex, hs::without_options(argv, {"--result-path-fd"}),
+                            [](const std::string& line) { std::cerr << line + "\n"; });
     // One that came after the last sample stopped nothing, but the run still ends by it once saved.
     if (!r.stopped_by_signal) r.stopped_by_signal = hs::stop_signal();
     return r;
@@ -329,10 +360,11 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
       throw hs::Error(what);
     }
   }
+  tell_result_path(saved, opt.result_path_fd);
   if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + hs::printable(saved));
   if (record.stopped_by_signal) end_interrupted(record, saved);
   if (!record.incomplete.empty()) {
-    // Said on standard output too, where --device all's parent finds every child's file.
+    // Said on standard output too, beside what the run printed (the error names it as well).
     if (!saved.empty()) say_result_file(saved);
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
   }
@@ -554,6 +586,10 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)")->check(kList);
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+  run->add_option("--result-path-fd", run_opt.result_path_fd,
+                  "also write the result file's exact path, ended by a NUL byte, to this open descriptor (for "
+                  "scripts: the path printed on standard output is escaped)")
+      ->transform(whole_number_in(3, INT_MAX));
   run->add_option("--device", run_opt.device, kRunDeviceHelp)->check(kNotEmpty);
   run->add_option("--run-id", run_opt.run_id,
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "

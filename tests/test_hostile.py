@@ -696,6 +696,21 @@ class NamesAsGiven(Case):
         self.assertEqual(len(measured), 3, out.stdout)  # reference, openmp_private, the floor: a line each, whole
         self.assertTrue(all(row[3] == name.decode() and row[-1] == "0" for row in measured), measured)
 
+    def test_the_result_path_comes_exact_on_its_descriptor(self):
+        out_dir = os.path.join(self.dir, "runs\nhere")
+        read, write = os.pipe()
+        out = run("run", *QUICK, "-o", out_dir, "--result-path-fd", str(write), pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read, "rb") as f:
+            told = f.read()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(out_dir)
+        self.assertEqual(told, saved.encode() + b"\0")
+        self.assertNotIn("--result-path-fd", load(saved)["provenance"]["argv"])  # where the path went, not what ran
+        self.assertIn(b"result file: " + saved.replace("\n", "\\x0A").encode() + b"\n", out.stdout)
+        for fd in ("9", "0", "2", "x"):  # not open here, or a standard stream
+            self.refused(run("run", *QUICK, "--no-save", "--result-path-fd", fd), 2, "--result-path-fd")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
