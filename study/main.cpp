@@ -167,6 +167,7 @@ struct RunOptions {
   std::string run_id;  // --run-id: the run of several GPUs or Slurm tasks this one is part of
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
+  bool dry_run = false;  // --dry-run: every check, then the plan; nothing measured or written
   int result_path_fd = -1;  // --result-path-fd: where the result file's exact path goes; -1 nowhere
   std::vector<std::string> gpu_options;  // those of kGpuOnlyOptions given on the command line
 };
@@ -281,9 +282,10 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   }
   // The very binary running now, even should a rebuild have replaced its file.
   const auto exits = hs::run_members(members, "/proc/self/exe", std::cout, std::cerr);
+  const bool saves = !opt.no_save && !opt.dry_run;
   int status = 0;
   std::string saved;
-  if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
+  if (saves) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
     if (!e.result_file.empty()) {
       std::cout << "  " << e.label << ": " << hs::printable(e.result_file) << "\n";
@@ -293,7 +295,7 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
     if (e.status != 0 && status == 0) status = e.status;
   }
-  if (!opt.no_save)
+  if (saves)
     std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << hs::printable(opt.out_dir)
               << "\n";
   check_stdout(saved);
@@ -333,6 +335,11 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
+  if (opt.dry_run) {
+    for (const auto& line : hs::plan_lines(cases, ex.all(), request)) std::cout << line << "\n";
+    check_stdout();
+    return 0;
+  }
   hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = [&] {
     const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
@@ -586,6 +593,9 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)")->check(kList);
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+  run->add_flag("--dry-run", run_opt.dry_run,
+                "check everything a run checks, then print its plan (one line a measurement) and stop: nothing is "
+                "measured or written");
   run->add_option("--result-path-fd", run_opt.result_path_fd,
                   "also write the result file's exact path, ended by a NUL byte, to this open descriptor (for "
                   "scripts: the path printed on standard output is escaped)")

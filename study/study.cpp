@@ -267,6 +267,20 @@ std::string measurement_label(const std::string& experiment, const std::string& 
   return out;
 }
 
+std::vector<std::string> plan_lines(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
+                                    const StudyRequest& request) {
+  std::vector<std::string> lines;
+  for (const auto& c : cases) {
+    const TimingPlan& timing = c.impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
+    for (auto* e : executors)
+      if (e->supports(*c.impl))
+        lines.push_back(measurement_label(c.experiment, e->toolchain(), c.impl->name, c.input, c.size,
+                                          e->resolve(*c.impl, c.policy, c.size, timing.runs_between_zeroings()),
+                                          c.placement.bins_offset));
+  }
+  return lines;
+}
+
 void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors, const StudyRequest& request,
                const std::function<void(const std::string&)>& progress, std::vector<Row>& rows) {
   // Group by (input, size) so each input is generated and referenced once.

@@ -712,5 +712,24 @@ class NamesAsGiven(Case):
             self.refused(run("run", *QUICK, "--no-save", "--result-path-fd", fd), 2, "--result-path-fd")
 
 
+class DryRun(Case):
+    """run --dry-run: every check a run makes, then its plan; nothing measured, nothing written."""
+
+    def test_a_dry_run_checks_and_plans_measuring_and_writing_nothing(self):
+        out_dir = os.path.join(self.dir, "new", "runs")
+        out = run("run", "--dry-run", "-i", "openmp_private", "--input", "uniform,prose", "-s", "611,1MiB", "-t", "3",
+                  "-o", out_dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(os.listdir(self.dir), [])
+        self.assertNotIn(b"[1/", out.stderr)
+        plan = out.stdout.decode().splitlines()
+        self.assertIn("histostudy: 8 cases;", out.stderr.decode())
+        self.assertEqual(len(plan), 8, plan)
+        self.assertIn("custom cpu openmp_private prose 1,048,576 B (threads=3 counters=64bit)", plan)
+        self.assertIn("custom cpu openmp_read_floor uniform 611 B (threads=3 counters=64bit)", plan)
+        self.refused(run("run", "--dry-run", "-i", "reference", "-s", "0", "-o", out_dir), 2, "size 0")
+        self.refused(run("run", "--dry-run", *QUICK, "-o", "/proc/histostudy-runs"), 2, "cannot create")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
