@@ -23,6 +23,7 @@
 #include "study/executor.hpp"
 #include "study/files.hpp"
 #include "study/host_load.hpp"
+#include "study/printable.hpp"
 #include "study/progress.hpp"
 #include "study/results.hpp"
 #include "study/session.hpp"
@@ -505,7 +506,7 @@ constexpr std::uint64_t kSmallFileBytes = std::uint64_t(1) << 20;
 
 std::string describe_count_bench(const nlohmann::json& doc) {
   const bool on_gpu = doc["backend"] != "cpu";
-  std::string out = doc["file"]["path"].get<std::string>() + ": " + with_commas(doc["file"]["bytes"].get<std::uint64_t>()) +
+  std::string out = printable(doc["file"]["path"].get<std::string>()) + ": " + with_commas(doc["file"]["bytes"].get<std::uint64_t>()) +
                     " bytes, ";
   if (on_gpu)
     out += doc["impl"].get<std::string>() + " on " +
@@ -551,7 +552,7 @@ std::string describe_count_bench(const nlohmann::json& doc) {
                 // /proc/stat and getrusage tick apart, so an idle machine can come out a little under 0
                 std::max(0.0, passes["other_processes_cpu_s"].get<double>()), passes["steal_s"].get<double>());
   out += line;
-  if (doc.contains("result_file")) out += "result file: " + doc["result_file"].get<std::string>() + "\n";
+  if (doc.contains("result_file")) out += "result file: " + printable(doc["result_file"].get<std::string>()) + "\n";
   return out;
 }
 

@@ -42,20 +42,28 @@ std::vector<std::string> device_list(const std::string& spec) {
   return items;
 }
 
-std::vector<std::string> member_argv(const std::vector<std::string>& argv, const std::string& device,
-                                     const std::string& run_id) {
+std::vector<std::string> without_options(const std::vector<std::string>& argv,
+                                         std::initializer_list<std::string_view> options) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < argv.size(); ++i) {
     const auto& a = argv[i];
-    const bool replaced = i > 0 && (a == "--device" || a == "--run-id");
-    if (replaced) {
+    const auto named = [&](std::string_view o) { return a == o; };
+    const auto joined = [&](std::string_view o) { return a.starts_with(o) && a.size() > o.size() && a[o.size()] == '='; };
+    if (i > 0 && std::any_of(options.begin(), options.end(), named)) {
       ++i;  // and its value
       continue;
     }
-    if (i > 0 && (a.starts_with("--device=") || a.starts_with("--run-id="))) continue;
-    out.push_back(a);
+    if (i == 0 || std::none_of(options.begin(), options.end(), joined)) out.push_back(a);
   }
-  for (const auto& a : {std::string("--device"), device, std::string("--run-id"), run_id}) out.push_back(a);
+  return out;
+}
+
+std::vector<std::string> member_argv(const std::vector<std::string>& argv, const std::string& device,
+                                     const std::string& run_id) {
+  std::vector<std::string> out = without_options(argv, {"--device", "--run-id", "--result-path-fd"});
+  for (const auto& a : {std::string("--device"), device, std::string("--run-id"), run_id,
+                        std::string("--result-path-fd"), std::to_string(kMemberResultFd)})
+    out.push_back(a);
   return out;
 }
 
@@ -122,6 +130,7 @@ struct Running {
   const Member* member;
   pid_t pid = -1;
   Stream out, err;
+  int result_path = -1;  // the read end of the member's kMemberResultFd
   MemberExit exit;
 };
 
@@ -145,31 +154,42 @@ void relay_lines(const std::string& label, std::string& pending, bool at_end, st
   pending.erase(0, used);
 }
 
-std::string result_file_of(const std::string& output) {
-  constexpr std::string_view kLine = "result file: ";
-  std::size_t start = 0;
-  while (start < output.size()) {
-    const auto end = std::min(output.find('\n', start), output.size());
-    const std::string_view line(output.data() + start, end - start);
-    if (line.starts_with(kLine)) return std::string(line.substr(kLine.size()));
-    start = end + 1;
+// The path an ended member wrote to its kMemberResultFd, up to its NUL; ""
+// for none (or one cut short). Read once the member has exited: a path is
+// far less than a pipe holds, so the member never waits for this reader.
+std::string result_path_of(int fd) {
+  std::string written;
+  std::array<char, 4096> buf{};
+  for (ssize_t n; (n = ::read(fd, buf.data(), buf.size())) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    written.append(buf.data(), std::size_t(n));
   }
-  return "";
+  const auto nul = written.find('\0');
+  return nul == std::string::npos ? "" : written.substr(0, nul);
+}
+
+// Three pipes, closed on exec: the member's standard output and error, and
+// its result path, whose reader never waits (it reads once the member has exited).
+std::array<std::array<int, 2>, 3> member_pipes() {
+  std::array<std::array<int, 2>, 3> pipes{};
+  for (std::size_t i = 0; i < pipes.size(); ++i)
+    if (::pipe2(pipes[i].data(), O_CLOEXEC) != 0) {
+      const int error = errno;
+      for (std::size_t k = 0; k < i; ++k) ::close(pipes[k][0]), ::close(pipes[k][1]);
+      throw Error(std::string("pipe: ") + std::strerror(error));
+    }
+  ::fcntl(pipes[2][0], F_SETFL, O_NONBLOCK);
+  return pipes;
 }
 
 void start(Running& r, const std::string& program) {
-  std::array<int, 2> out{}, err{};
-  if (::pipe2(out.data(), O_CLOEXEC) != 0) throw Error(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(err.data(), O_CLOEXEC) != 0) {
-    const int error = errno;
-    ::close(out[0]);
-    ::close(out[1]);
-    throw Error(std::string("pipe: ") + std::strerror(error));
-  }
+  const auto [out, err, result_path] = member_pipes();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, result_path[1], kMemberResultFd);
   std::vector<char*> args;
   for (const auto& a : r.member->argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -186,9 +206,13 @@ void start(Running& r, const std::string& program) {
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   ::close(err[1]);
+  ::close(result_path[1]);
   r.out.fd = out[0];
   r.err.fd = err[0];
+  r.result_path = result_path[0];
   if (failed) {
+    ::close(r.result_path);
+    r.result_path = -1;
     r.pid = -1;
     r.exit.status = 127;
     r.exit.how = "could not start " + program + ": " + std::strerror(failed);
@@ -213,6 +237,7 @@ void drain(Stream& s, const std::string& label, bool live, std::ostream& to) {
   close_stream(s);
 }
 
+// Waits for the member to end, then takes the result path it wrote.
 void reap(Running& r) {
   if (r.pid < 0) return;
   int status = 0;
@@ -226,6 +251,9 @@ void reap(Running& r) {
     r.exit.status = 128 + WTERMSIG(status);
     r.exit.how = "killed by signal " + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   }
+  r.exit.result_file = result_path_of(r.result_path);
+  ::close(r.result_path);
+  r.result_path = -1;
 }
 
 void pass_on(int signal_fd, std::vector<Running>& running) {
@@ -260,7 +288,6 @@ void watch(std::vector<Running>& running, const SignalRelay& relay, std::ostream
       drain(*s, r->member->label, live, live ? err : out);
       if (s->fd < 0 && live) relay_lines(r->member->label, s->pending, true, err);
       if (r->out.fd < 0 && r->err.fd < 0) {  // ended: its output as one block
-        r->exit.result_file = result_file_of(r->out.pending);
         relay_lines(r->member->label, r->out.pending, true, out);
         reap(*r);
       }

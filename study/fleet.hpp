@@ -6,8 +6,10 @@
 // with each line tagged by its GPU, forwards termination signals, and
 // reports how each child ended. plots/fleet.py groups the files by run id.
 #pragma once
+#include <initializer_list>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hs {
@@ -19,8 +21,18 @@ bool names_several_devices(const std::string& spec);
 // UsageError for a list that names nothing or one item twice.
 std::vector<std::string> device_list(const std::string& spec);
 
-// `argv` (a run's command line) without its --device and --run-id options,
-// then "--device DEVICE --run-id RUN_ID": what one GPU's child runs.
+// `argv` (a command line, argv[0] first) without `options`, each given as
+// "--option value" or "--option=value".
+std::vector<std::string> without_options(const std::vector<std::string>& argv,
+                                         std::initializer_list<std::string_view> options);
+
+// The descriptor each member writes its result file's exact path to
+// (run --result-path-fd): a pipe run_members reads.
+inline constexpr int kMemberResultFd = 3;
+
+// `argv` (a run's command line) without its --device, --run-id and
+// --result-path-fd options, then "--device DEVICE --run-id RUN_ID
+// --result-path-fd 3": what one GPU's child runs.
 std::vector<std::string> member_argv(const std::vector<std::string>& argv, const std::string& device,
                                      const std::string& run_id);
 
@@ -40,10 +52,11 @@ struct MemberExit {
   std::string label;
   int status = 0;           // the exit status; 128 + N for a child killed by signal N
   std::string how;          // "exited 0", "killed by signal 15 (Terminated)", "could not start: ..."
-  std::string result_file;  // from its "result file: PATH" line; "" without one
+  std::string result_file;  // the exact path it wrote to kMemberResultFd; "" without one
 };
 
-// Starts every member at once as `program` (its own executable), relays each
+// Starts every member at once as `program` (its own executable), with a
+// pipe on its descriptor kMemberResultFd for its result path; relays each
 // member's standard error line by line as it comes, and its standard output
 // as one block when it ends, every line prefixed "[label] "; passes SIGINT,
 // SIGTERM and SIGHUP on to every member still running; returns when all have

@@ -1,6 +1,7 @@
 #include "study/inputs.hpp"
 
 #include <omp.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -128,12 +129,31 @@ InputSpec parse_input(std::string_view name) {
       throw UsageError("bad input '" + std::string(name) + "': write it distinct_" + std::to_string(k));
     return {K::distinct, k, ""};
   }
+  // Any entry of that name is a file input, a symlink to nothing or a loop
+  // included: opening it says what is wrong with it (ELOOP, ENOENT).
   std::error_code ec;
-  if (name.find('/') != std::string_view::npos || std::filesystem::exists(name, ec))
+  if (name.find('/') != std::string_view::npos || std::filesystem::exists(std::filesystem::symlink_status(name, ec)))
     return {K::file, 256, std::string(name)};
   throw UsageError("unknown input '" + std::string(name) +
                    "' (known: uniform, lesson_english, prose, one_byte, distinct_1..distinct_256, "
                    "or a file path)");
+}
+
+void check_one_spelling_per_file(const std::vector<std::string>& names) {
+  struct Named {
+    dev_t device;
+    ino_t inode;
+    std::string name;
+  };
+  std::vector<Named> seen;
+  for (const auto& name : names) {
+    struct stat st{};
+    if (parse_input(name).synthetic() || ::stat(name.c_str(), &st) != 0) continue;  // an open says why it fails
+    for (const auto& earlier : seen)
+      if (earlier.device == st.st_dev && earlier.inode == st.st_ino && earlier.name != name)
+        throw UsageError("bad input '" + name + "': the file '" + earlier.name + "' again; name it once");
+    seen.push_back({st.st_dev, st.st_ino, name});
+  }
 }
 
 std::vector<std::string> input_names() {

@@ -30,6 +30,12 @@ struct InputSpec {
 // or not in its one spelling (distinct_01 is distinct_1's).
 InputSpec parse_input(std::string_view name);
 
+// Throws UsageError for a file named a second time under another spelling
+// (in.bin, ./in.bin, its absolute path, a link to it: one device and inode),
+// which would be measured again under its own name, as distinct_01 would
+// beside distinct_1. The same spelling twice is one input.
+void check_one_spelling_per_file(const std::vector<std::string>& names);
+
 // The names `histostudy list` prints.
 std::vector<std::string> input_names();
 

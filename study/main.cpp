@@ -8,6 +8,7 @@
 //   histostudy list               implementations, inputs, experiments, toolchains
 //   histostudy env                the environment record alone
 //   histostudy cubins             NVRTC-built cubins for the codegen audit (no GPU needed)
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 #include <cctype>
+#include <climits>
 
 #include "build_config.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
@@ -39,6 +41,7 @@
 #include "study/error.hpp"
 #include "study/inputs.hpp"
 #include "study/nvml.hpp"
+#include "study/printable.hpp"
 #include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/report.hpp"
@@ -126,6 +129,9 @@ std::vector<std::string> split_inputs(const std::vector<std::string>& items) {
   return out;
 }
 
+// An error's one line on standard error, names in it escaped (a path may hold a newline).
+void say_error(const std::string& what) { std::cerr << "histostudy: error: " << hs::printable(what) << "\n"; }
+
 // A closed pipe's exit status: what the shell reports for a process that
 // SIGPIPE ended, as `yes | head` leaves it.
 constexpr int kClosedPipeStatus = 128 + SIGPIPE;
@@ -161,6 +167,8 @@ struct RunOptions {
   std::string run_id;  // --run-id: the run of several GPUs or Slurm tasks this one is part of
   std::string out_dir = "runs";  // ignored by git: a user's runs never change the committed paper
   bool no_save = false;
+  bool dry_run = false;  // --dry-run: every check, then the plan; nothing measured or written
+  int result_path_fd = -1;  // --result-path-fd: where the result file's exact path goes; -1 nowhere
   std::vector<std::string> gpu_options;  // those of kGpuOnlyOptions given on the command line
 };
 
@@ -201,11 +209,38 @@ void check_thread_variable() {
                          std::to_string(hs::cpu::kMaxThreads) + " threads");
 }
 
+// --result-path-fd: a descriptor open for writing (0, 1 and 2, the run's
+// own streams, are refused by its range), then closed on exec: --device
+// all's children are each given one of their own.
+void check_result_path_fd(int fd) {
+  if (fd < 0) return;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+    throw hs::UsageError("--result-path-fd " + std::to_string(fd) + ": not a descriptor open for writing");
+  ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+// A saved result file's exact path, ended by a NUL byte (a path may hold
+// any other byte), on --result-path-fd for a script such as ./dev: said as
+// soon as the file is saved, before anything printed could fail.
+void tell_result_path(const std::string& saved, int fd) {
+  if (fd < 0 || saved.empty()) return;
+  try {
+    hs::write_all(fd, saved.c_str(), saved.size() + 1, "--result-path-fd " + std::to_string(fd));
+  } catch (const hs::Error& e) {  // a closed pipe too: the file is saved, and says where
+    throw hs::Error(std::string(e.what()) + "; result file: " + saved);
+  }
+}
+
+// "result file: PATH" on standard output, PATH escaped for people; a script reads --result-path-fd.
+void say_result_file(const std::string& saved) { std::cout << "result file: " << hs::printable(saved) << std::endl; }
+
 // Checked before any measurement: what a run could otherwise learn only
 // after measuring.
 void check_before_measuring(const RunOptions& opt) {
   hs::check_carried_commit();
   if (!opt.no_save) hs::check_writable_dir(opt.out_dir);
+  check_result_path_fd(opt.result_path_fd);
 }
 
 // The lesson tables, every row and the GPU's shared-memory rates.
@@ -221,15 +256,15 @@ void print_measurements(const hs::RunRecord& record, std::ostream& out) {
   if (saved.empty())
     print_measurements(record, std::cout);
   else
-    std::cout << "result file: " << saved << "\n";  // where --device all's parent finds every child's file
+    say_result_file(saved);
   std::cout.flush();
   const int signal = record.stopped_by_signal;
-  const std::string why = !record.incomplete.empty() ? record.incomplete
+  const std::string why = !record.incomplete.empty() ? hs::printable(record.incomplete)
                                                      : "interrupted by signal " + std::to_string(signal) + " (" +
                                                            strsignal(signal) + ") after its last case";
   std::cerr << "histostudy: " << why
             << (saved.empty() ? "; nothing saved (--no-save): what was measured is on standard output"
-                              : " (what was measured is in " + saved + ")")
+                              : " (what was measured is in " + hs::printable(saved) + ")")
             << std::endl;
   hs::die_of(signal);
 }
@@ -247,19 +282,22 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   }
   // The very binary running now, even should a rebuild have replaced its file.
   const auto exits = hs::run_members(members, "/proc/self/exe", std::cout, std::cerr);
+  const bool saves = !opt.no_save && !opt.dry_run;
   int status = 0;
   std::string saved;
-  if (!opt.no_save) std::cout << "\nresult files of run " << run_id << ":\n";
+  if (saves) std::cout << "\nresult files of run " << run_id << ":\n";
   for (const auto& e : exits) {
     if (!e.result_file.empty()) {
-      std::cout << "  " << e.label << ": " << e.result_file << "\n";
+      std::cout << "  " << e.label << ": " << hs::printable(e.result_file) << "\n";
+      tell_result_path(e.result_file, opt.result_path_fd);
       saved += (saved.empty() ? "result files: " : ", ") + e.result_file;
     }
     std::cerr << "histostudy: " << e.label << " " << e.how << (e.result_file.empty() ? ", no result file" : "") << "\n";
     if (e.status != 0 && status == 0) status = e.status;
   }
-  if (!opt.no_save)
-    std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << opt.out_dir << "\n";
+  if (saves)
+    std::cerr << "histostudy: the GPUs side by side: /usr/bin/python3 -m plots.fleet " << hs::printable(opt.out_dir)
+              << "\n";
   check_stdout(saved);
   return status;
 }
@@ -290,17 +328,26 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 
   const hs::Executors ex = hs::make_executors(split_commas(opt.toolchains), opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
-  if (!ex.gpu_absent.empty()) std::cerr << "histostudy: no GPU executor (" << ex.gpu_absent << "); CPU only\n";
-  if (!ex.device_line.empty()) std::cerr << "histostudy: on " << ex.device_line << "\n";
+  if (!ex.gpu_absent.empty())
+    std::cerr << "histostudy: no GPU executor (" << hs::printable(ex.gpu_absent) << "); CPU only\n";
+  if (!ex.device_line.empty()) std::cerr << "histostudy: on " << hs::printable(ex.device_line) << "\n";
   std::cerr << "histostudy: " << hs::describe_plan(cases) << "\n";
   if (request.experiments.empty() && (!request.impls.empty() || !request.inputs.empty() || !request.sizes.empty()))
     std::cerr << "histostudy: --impl, --input and --size replace the default experiments (lesson, sweep) with "
                  "'custom'; name --experiment to run those instead\n";
+  if (opt.dry_run) {
+    for (const auto& line : hs::plan_lines(cases, ex.all(), request)) std::cout << line << "\n";
+    check_stdout();
+    return 0;
+  }
   hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = [&] {
     const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
     // Each progress line in one write, so that the signal's own line never lands inside one.
-    auto r = hs::record_run(request, cases, ex, argv, [](const std::string& line) { std::cerr << line + "\n"; });
+    // The command line recorded without --result-path-fd, which says where the path goes, not what is
+    // measured: the command a reader retypes from the record needs no descriptor.
+    auto r = hs::record_run(request, cases, ex, hs::without_options(argv, {"--result-path-fd"}),
+                            [](const std::string& line) { std::cerr << line + "\n"; });
     // One that came after the last sample stopped nothing, but the run still ends by it once saved.
     if (!r.stopped_by_signal) r.stopped_by_signal = hs::stop_signal();
     return r;
@@ -320,16 +367,20 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
       throw hs::Error(what);
     }
   }
-  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + saved);
+  tell_result_path(saved, opt.result_path_fd);
+  if (!saved.empty()) hs::say_when_interrupted("histostudy: interrupted; result file: " + hs::printable(saved));
   if (record.stopped_by_signal) end_interrupted(record, saved);
   if (!record.incomplete.empty()) {
-    // Said on standard output too, where --device all's parent finds every child's file.
-    if (!saved.empty()) std::cout << "result file: " << saved << std::endl;
+    // Said on standard output too, beside what the run printed (the error names it as well).
+    if (!saved.empty()) say_result_file(saved);
     throw hs::Error(record.incomplete + (saved.empty() ? "" : " (what was measured before it is in " + saved + ")"));
   }
 
   print_measurements(record, std::cout);
-  if (!saved.empty()) std::cout << "\nresult file: " << saved << "\n";
+  if (!saved.empty()) {
+    std::cout << "\n";
+    say_result_file(saved);
+  }
   check_stdout(saved.empty() ? "" : "result file: " + saved);
   const auto& rows = record.rows;
   bool all_passed = std::all_of(rows.begin(), rows.end(), [](const hs::Row& r) { return r.check_passed; });
@@ -370,14 +421,14 @@ void list_command() {
   std::cout << "toolchains (--toolchain SPEC):\n  cpu                always\n";
 #if HISTOSTUDY_HAVE_CUDA
   for (const auto& t : hs::gpu::find_toolchains())
-    std::printf("  %-18s %s%s\n", t.label.c_str(), t.spec.c_str(),
-                t.spec.ends_with(t.where) ? "" : (" (" + t.where + ")").c_str());
+    std::printf("  %-18s %s%s\n", hs::printable(t.label).c_str(), hs::printable(t.spec).c_str(),
+                t.spec.ends_with(t.where) ? "" : (" (" + hs::printable(t.where) + ")").c_str());
   std::string missing;
   for (const auto& r : hs::gpu::nvrtc_releases())
     if (!hs::gpu::installed_release_library(r.release)) missing += (missing.empty() ? "" : ", ") + r.release;
   if (!missing.empty()) std::cout << "  NVRTC releases not installed (./dev nvrtc RELEASE): " << missing << "\n";
 #endif
-  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << ex.gpu_absent << ")\n";
+  if (!ex.gpu_absent.empty()) std::cout << "  (no GPU here to run them: " << hs::printable(ex.gpu_absent) << ")\n";
 }
 
 #if HISTOSTUDY_HAVE_CUDA
@@ -402,7 +453,8 @@ int cubins_command(const std::vector<std::string>& toolchains, const std::vector
     for (const auto& t : hs::gpu::find_toolchains())
       if (t.spec != "nvcc") specs.push_back(t.spec);
   const auto manifest = hs::gpu::write_modules(specs, parse_archs(archs), out_dir);
-  std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << out_dir << " (manifest.json)\n";
+  std::cout << manifest["builds"].size() << " modules (SASS and PTX) in " << hs::printable(out_dir)
+            << " (manifest.json)\n";
   check_stdout("modules written: " + out_dir);
   return 0;
 #else
@@ -474,7 +526,7 @@ int stdout_status() {
   } catch (const hs::ClosedPipe&) {
     return kClosedPipeStatus;
   } catch (const hs::Error& e) {
-    std::cerr << "histostudy: error: " << e.what() << "\n";
+    say_error(e.what());
     return 1;
   }
   return 0;
@@ -542,6 +594,13 @@ int main(int argc, char** argv) {
                   "the placement experiment sweeps 0..2048)")->check(kList);
   run->add_option("-o,--out-dir", run_opt.out_dir, "where result files go")->capture_default_str();
   run->add_flag("--no-save", run_opt.no_save, "print only; write no result file");
+  run->add_flag("--dry-run", run_opt.dry_run,
+                "check everything a run checks, then print its plan (one line a measurement) and stop: nothing is "
+                "measured or written");
+  run->add_option("--result-path-fd", run_opt.result_path_fd,
+                  "also write the result file's exact path, ended by a NUL byte, to this open descriptor (for "
+                  "scripts: the path printed on standard output is escaped)")
+      ->transform(whole_number_in(3, INT_MAX));
   run->add_option("--device", run_opt.device, kRunDeviceHelp)->check(kNotEmpty);
   run->add_option("--run-id", run_opt.run_id,
                   "the run of several GPUs or Slurm tasks this one is part of, written into the result file "
@@ -644,13 +703,12 @@ int main(int argc, char** argv) {
       try {
         app.clear();
         app.parse(as_run);
-        std::cerr << "histostudy: error: options come after a command; did you mean: histostudy run" << line
-                  << " (see --help)\n";
+        say_error("options come after a command; did you mean: histostudy run" + line + " (see --help)");
         return 2;
       } catch (const CLI::ParseError&) {  // not run's either: CLI11's own words
       }
     }
-    std::cerr << "histostudy: error: " << e.what() << " (see --help)\n";
+    say_error(e.what() + std::string(" (see --help)"));
     return 2;
   }
   if (app.get_subcommands().empty()) {  // no study runs, nor writes ./runs/, unasked
@@ -698,12 +756,12 @@ int main(int argc, char** argv) {
       if (run->count(name) > 0) run_opt.gpu_options.push_back(name);
     return run_study(run_opt, args);
   } catch (const hs::UsageError& e) {
-    std::cerr << "histostudy: error: " << e.what() << "\n";
+    say_error(e.what());
     return 2;
   } catch (const hs::ClosedPipe&) {
     return kClosedPipeStatus;
   } catch (const std::exception& e) {
-    std::cerr << "histostudy: error: " << hs::message_of(e) << "\n";
+    say_error(hs::message_of(e));
     return 1;
   }
 }

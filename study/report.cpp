@@ -2,19 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
 #include <string>
 
+#include "study/printable.hpp"
 #include "study/registry.hpp"
 #include "study/sizes.hpp"
 
 namespace hs {
 namespace {
 
-std::string fmt(const char* format, double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
+// printf's `format` of the arguments, whatever its length: a table line
+// holds names of any length and must keep its newline.
+__attribute__((format(printf, 1, 2))) std::string fmt(const char* format, ...) {
+  std::va_list args, again;
+  va_start(args, format);
+  va_copy(again, args);
+  std::string out(std::size_t(std::max(0, std::vsnprintf(nullptr, 0, format, args))), '\0');
+  va_end(args);
+  std::vsnprintf(out.data(), out.size() + 1, format, again);
+  va_end(again);
+  return out;
 }
 
 // Milliseconds to `decimals` places, or to three significant digits where
@@ -73,7 +82,7 @@ void print_floor_and_atomics(const std::vector<Row>& rows, const std::string& to
   for (const auto& r : rows)
     if (r.toolchain == toolchain && r.size == size && r.input == *input && r.check_passed &&
         !r.samples_ms.empty() && !find_implementation(r.impl).counts)
-      out << "floor (" << *input << "): " << r.impl << " " << ms_text(r.summary.median, 3) << " ms, "
+      out << "floor (" << printable(*input) << "): " << r.impl << " " << ms_text(r.summary.median, 3) << " ms, "
             << fmt("%.1f", r.gbps) << " GB/s\n";
   const Row* b = nullptr;
   const Row* p = nullptr;
@@ -106,13 +115,10 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
           return r.toolchain == toolchain && r.size == size && (r.impl == base || r.impl == priv);
         }))
       continue;
-    out << "\nLesson table: " << toolchain << ", " << with_commas(size) << " bytes (median ms"
+    out << "\nLesson table: " << printable(toolchain) << ", " << with_commas(size) << " bytes (median ms"
         << sampling_conditions(rows, toolchain, size) << ")\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "%-16s %8s %5s %14s %14s %8s %10s %7s\n", "input", "busiest", "bins",
-                  (std::string(base) + " ms").c_str(), (std::string(priv) + " ms").c_str(), "speedup",
-                  (std::string("GB/s")).c_str(), "%floor");
-    out << line;
+    out << fmt("%-16s %8s %5s %14s %14s %8s %10s %7s\n", "input", "busiest", "bins",
+               (std::string(base) + " ms").c_str(), (std::string(priv) + " ms").c_str(), "speedup", "GB/s", "%floor");
     std::vector<std::string> seen;
     for (const auto& r : rows) {
       if (r.toolchain != toolchain || r.size != size || std::find(seen.begin(), seen.end(), r.input) != seen.end())
@@ -122,11 +128,10 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
       if (!b && !p) continue;
       seen.push_back(r.input);
       std::string speedup = b && p ? fmt("%.1fx", b->summary.median / p->summary.median) : "-";
-      std::snprintf(line, sizeof line, "%-16s %7.2f%% %5d %14s %14s %8s %10s %7s\n", r.input.c_str(),
-                    r.input_stats.busiest_pct(), r.input_stats.bins_used, ms_or_dash(b).c_str(),
-                    ms_or_dash(p).c_str(), speedup.c_str(), p ? fmt("%.1f", p->gbps).c_str() : "-",
-                    p && p->pct_of_floor ? fmt("%.0f%%", *p->pct_of_floor).c_str() : "-");
-      out << line;
+      out << fmt("%-16s %7.2f%% %5d %14s %14s %8s %10s %7s\n", printable(r.input).c_str(),
+                 r.input_stats.busiest_pct(), r.input_stats.bins_used, ms_or_dash(b).c_str(), ms_or_dash(p).c_str(),
+                 speedup.c_str(), p ? fmt("%.1f", p->gbps).c_str() : "-",
+                 p && p->pct_of_floor ? fmt("%.0f%%", *p->pct_of_floor).c_str() : "-");
     }
     print_floor_and_atomics(rows, toolchain, size, base, priv, out);
     if (size < kMinFloorBytes)
@@ -134,32 +139,30 @@ void print_lesson_tables(const std::vector<Row>& rows, std::ostream& out) {
           << " bytes, where launch and timer costs, not reads, set both times)\n";
     for (const auto& r : rows)
       if (r.toolchain == toolchain && r.size == size && !r.check_passed)
-        out << "  CHECK FAILED: " << r.impl << " on " << r.input << ": " << r.check_detail << "\n";
+        out << "  CHECK FAILED: " << r.impl << " on " << printable(r.input) << ": " << printable(r.check_detail) << "\n";
   }
 }
 
 void print_all_rows(const std::vector<Row>& rows, std::ostream& out) {
   out << "\nAll measurements (median ms with p10..p90; GB/s of the median; % of the floor in the same run)\n";
-  char line[320];
-  std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10s %21s %9s %7s %14s\n", "exp", "toolchain",
-                "impl", "input", "policy", "median", "p10..p90", "GB/s", "%floor", "global atomics");
-  out << line;
+  out << fmt("%-7s %-14s %-18s %-16s %-40s %10s %21s %9s %7s %14s\n", "exp", "toolchain", "impl", "input", "policy",
+             "median", "p10..p90", "GB/s", "%floor", "global atomics");
   for (const auto& r : rows) {
     std::string atomics = r.global_atomics ? with_commas(*r.global_atomics) : "n/a";
+    const std::string toolchain = printable(r.toolchain), input = printable(r.input);
     if (!r.check_passed) {
-      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s CHECK FAILED: %s\n", r.experiment.c_str(),
-                    r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.check_detail.c_str());
+      out << fmt("%-7s %-14s %-18s %-16s CHECK FAILED: %s\n", r.experiment.c_str(), toolchain.c_str(),
+                 r.impl.c_str(), input.c_str(), printable(r.check_detail).c_str());
     } else if (r.samples_ms.empty()) {
-      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s not timed: all %zu samples throttled\n",
-                    r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(), r.sample_log.size());
+      out << fmt("%-7s %-14s %-18s %-16s not timed: all %zu samples throttled\n", r.experiment.c_str(),
+                 toolchain.c_str(), r.impl.c_str(), input.c_str(), r.sample_log.size());
     } else {
       std::string spread = ms_text(r.summary.p10, 4) + ".." + ms_text(r.summary.p90, 4);
-      std::snprintf(line, sizeof line, "%-7s %-14s %-18s %-16s %-40s %10s %21s %9.1f %7s %14s\n",
-                    r.experiment.c_str(), r.toolchain.c_str(), r.impl.c_str(), r.input.c_str(),
-                    r.policy.str().c_str(), ms_text(r.summary.median, 4).c_str(), spread.c_str(), r.gbps,
-                    r.pct_of_floor ? fmt("%.0f%%", *r.pct_of_floor).c_str() : "-", atomics.c_str());
+      out << fmt("%-7s %-14s %-18s %-16s %-40s %10s %21s %9.1f %7s %14s\n", r.experiment.c_str(), toolchain.c_str(),
+                 r.impl.c_str(), input.c_str(), r.policy.str().c_str(), ms_text(r.summary.median, 4).c_str(),
+                 spread.c_str(), r.gbps, r.pct_of_floor ? fmt("%.0f%%", *r.pct_of_floor).c_str() : "-",
+                 atomics.c_str());
     }
-    out << line;
   }
 }
 

@@ -4,66 +4,17 @@
 #include <cstdio>
 
 #include "study/files.hpp"
+#include "study/printable.hpp"
 
 namespace hs {
 namespace {
-
-// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong
-// forms, no surrogates, nothing past U+10FFFF); 0 if there is none.
-std::size_t utf8_sequence(const std::string& s, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  const unsigned c = byte(i);
-  const auto continuation = [&](std::size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) return continuation(i + 1) ? 2 : 0;
-  if (c >= 0xE0 && c <= 0xEF) {
-    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-    return byte(i + 1) >= lo && byte(i + 1) <= hi && continuation(i + 2) ? 3 : 0;
-  }
-  if (c >= 0xF0 && c <= 0xF4) {
-    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-    return byte(i + 1) >= lo && byte(i + 1) <= hi && continuation(i + 2) && continuation(i + 3) ? 4 : 0;
-  }
-  return 0;
-}
-
-bool is_utf8(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = utf8_sequence(s, i);
-    if (!n) return false;
-    i += n;
-  }
-  return true;
-}
-
-// Lossless: each byte outside a well-formed sequence as \xNN, each
-// backslash doubled, so the original bytes can be recovered exactly.
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = utf8_sequence(s, i);
-    if (n == 1 && s[i] == '\\') {
-      out += "\\\\";
-    } else if (n) {
-      out.append(s, i, n);
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(s[i]));
-      out += hex;
-      i += 1;
-      continue;
-    }
-    i += n;
-  }
-  return out;
-}
 
 nlohmann::json utf8_only(const nlohmann::json& value, const std::string& where, std::vector<std::string>& changed) {
   if (value.is_string()) {
     const auto& s = value.get_ref<const std::string&>();
     if (is_utf8(s)) return value;
     changed.push_back(where);
-    return escaped(s);
+    return utf8_escaped(s);
   }
   if (value.is_array()) {
     nlohmann::json out = nlohmann::json::array();
@@ -75,8 +26,8 @@ nlohmann::json utf8_only(const nlohmann::json& value, const std::string& where, 
     for (const auto& [key, item] : value.items()) {
       std::string name = key;
       if (!is_utf8(name)) {
-        changed.push_back(where + "/" + escaped(name) + " (key)");
-        name = escaped(name);
+        changed.push_back(where + "/" + utf8_escaped(name) + " (key)");
+        name = utf8_escaped(name);
       }
       out[name] = utf8_only(item, where + "/" + name, changed);
     }

@@ -11,6 +11,7 @@
 #include "study/experiments.hpp"
 #include "study/fleet.hpp"
 #include "study/nvml.hpp"
+#include "study/printable.hpp"
 #include "study/results.hpp"
 #if HISTOSTUDY_HAVE_CUDA
 #include "cuda/driver_api.hpp"
@@ -98,7 +99,7 @@ Executors make_executors(const std::vector<std::string>& toolchains, const std::
       if (entries.empty()) throw UsageError("--control " + repeated + ": no entry of it can run here");
       ex.owned.push_back(make_control(std::move(entries.front())));
     }
-    for (const auto& line : ex.skipped) std::cerr << "histostudy: " << line << "\n";
+    for (const auto& line : ex.skipped) std::cerr << "histostudy: " << printable(line) << "\n";
   } catch (const Unavailable& e) {
     if (!device_spec.empty()) throw Unavailable("--device " + device_spec + ": " + e.what());
     ex.owned.resize(1);
@@ -192,7 +193,7 @@ std::string save(const RunRecord& record, const std::string& dir, const std::str
   try {
     return write_result(doc, dir, stem).string();
   } catch (const Error& e) {
-    std::cerr << "histostudy: " << e.what() << "; saving as a plain name\n";
+    std::cerr << "histostudy: " << printable(e.what()) << "; saving as a plain name\n";
     return write_result(doc, dir, stem.substr(0, stem.find('_')) + "_run").string();
   }
 }

@@ -12,6 +12,7 @@
 #include "study/files.hpp"
 #include "study/host_load.hpp"
 #include "study/inputs.hpp"
+#include "study/printable.hpp"
 #include "study/progress.hpp"
 #include "study/registry.hpp"
 #include "study/sizes.hpp"
@@ -197,6 +198,7 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
   }
   if (impls.empty()) impls = all_runnable(executors);
   for (const auto& input : request.inputs) parse_input(input);  // unknown names fail before any work
+  check_one_spelling_per_file(request.inputs);
   if (!request.inputs.empty() && !request.sizes.empty() &&
       std::none_of(request.inputs.begin(), request.inputs.end(), [](const std::string& i) {
         return parse_input(i).synthetic();
@@ -249,11 +251,34 @@ std::string describe_plan(const std::vector<Case>& cases) {
     // Appended piece by piece: GCC 12 warns falsely on "literal" + string chains.
     out.append("; ").append(name).append(": ").append(std::to_string(impls.size()));
     out.append(impls.size() == 1 ? " implementation on " : " implementations on ");
-    for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(inputs[i]);
+    for (std::size_t i = 0; i < inputs.size(); ++i) out.append(i ? ", " : "").append(printable(inputs[i]));
     out.append(" at");
     for (auto s : sizes) out.append(" ").append(with_commas(s)).append(" B");
   }
   return out;
+}
+
+std::string measurement_label(const std::string& experiment, const std::string& toolchain, std::string_view impl,
+                              const std::string& input, std::uint64_t size, const LaunchPolicy& policy,
+                              std::uint64_t bins_offset) {
+  std::string out = experiment + " " + printable(toolchain) + " ";
+  out.append(impl).append(" ").append(printable(input)).append(" ").append(with_commas(size)).append(" B (");
+  out.append(policy.str()).append(bins_offset ? ", bins +" + std::to_string(bins_offset) : "").append(")");
+  return out;
+}
+
+std::vector<std::string> plan_lines(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
+                                    const StudyRequest& request) {
+  std::vector<std::string> lines;
+  for (const auto& c : cases) {
+    const TimingPlan& timing = c.impl->backend == Backend::cpu ? request.cpu_timing : request.gpu_timing;
+    for (auto* e : executors)
+      if (e->supports(*c.impl))
+        lines.push_back(measurement_label(c.experiment, e->toolchain(), c.impl->name, c.input, c.size,
+                                          e->resolve(*c.impl, c.policy, c.size, timing.runs_between_zeroings()),
+                                          c.placement.bins_offset));
+  }
+  return lines;
 }
 
 void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& executors, const StudyRequest& request,
@@ -276,7 +301,8 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     Bins reference{};
     {
       StatusLine status;  // an input of gigabytes takes seconds to make and count once
-      status.say("histostudy: preparing " + key.first + ", " + with_commas(key.second) + " B, and its reference count");
+      status.say("histostudy: preparing " + printable(key.first) + ", " + with_commas(key.second) +
+                 " B, and its reference count");
       data = make_input(parse_input(key.first), key.second);
       if (data.empty()) throw Error(key.first + ": input is empty; nothing to measure");
       cpu::reference(data, reference);
@@ -286,10 +312,9 @@ void run_cases(const std::vector<Case>& cases, const std::vector<Executor*>& exe
     const auto report = [&](std::vector<Row> measured, std::uint64_t bins_offset) {
       for (Row& row : measured) {
         std::ostringstream line;
-        line << "[" << ++done << "/" << total << "] " << row.experiment << " " << row.toolchain << " " << row.impl
-             << " " << row.input << " " << with_commas(row.size) << " B (" << row.policy.str();
-        if (bins_offset) line << ", bins +" << bins_offset;
-        line << "): ";
+        line << "[" << ++done << "/" << total << "] "
+             << measurement_label(row.experiment, row.toolchain, row.impl, row.input, row.size, row.policy, bins_offset)
+             << ": ";
         if (!row.check_passed)
           line << "CHECK FAILED: " << row.check_detail;
         else if (row.samples_ms.empty())

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -55,6 +56,18 @@ std::vector<Case> plan_cases(const StudyRequest& request, const std::vector<Exec
 // "N cases; lesson: 12 implementations on uniform, ... at 67,109,475 B; ...":
 // what will run, said before it runs.
 std::string describe_plan(const std::vector<Case>& cases);
+
+// "custom cpu reference uniform 611 B (threads=1 counters=64bit)": one
+// measurement (", bins +128" where the bins are offset), names escaped
+// (printable), as progress lines and a dry run's plan say it.
+std::string measurement_label(const std::string& experiment, const std::string& toolchain, std::string_view impl,
+                              const std::string& input, std::uint64_t size, const LaunchPolicy& policy,
+                              std::uint64_t bins_offset);
+
+// What `cases` will measure, one measurement_label a case and executor, with
+// the policy each executor resolves: run --dry-run's plan.
+std::vector<std::string> plan_lines(const std::vector<Case>& cases, const std::vector<Executor*>& executors,
+                                    const StudyRequest& request);
 
 // Runs every case on every executor that supports it, one input at a time
 // (generated once, reference computed once); the executors of a case take

@@ -96,7 +96,8 @@ def check_paths_from_the_caller():
                 (["--input", "mine.bin", "--toolchain", "nvrtc:lib/libnvrtc.so.13", "--control", "modules:m"],
                  ["--out-dir", f"{ROOT}/runs"])):
             study = dev("study", *args, cwd=here, env=dict(os.environ, BUILD_DIR=build))
-            given = [os.path.realpath(here), "run", *given, *args]  # from the caller's folder, as typed
+            # from the caller's folder, as typed, after the descriptor ./dev reads the result file's path from
+            given = [os.path.realpath(here), "run", "--result-path-fd", "3", *given, *args]
             expect(study.returncode == 0 and study.stdout.splitlines()[-len(given):] == given,
                    f"./dev study should run histostudy {' '.join(given[1:])} in {here}", study)
 
@@ -117,6 +118,29 @@ def check_report_tools():
             missing = dev(cmd, "nosuch", cwd=here)
             expect(missing.returncode != 0 and len(missing.stderr.splitlines()) == 1 and "nosuch" in missing.stderr,
                    f"./dev {cmd} nosuch should refuse it in one line", missing)
+
+
+def check_result_path_whatever_it_holds():
+    """./dev study makes the appendix of the result file run names on --result-path-fd, a newline in its path and
+    all, whatever lines standard output holds (a table line may start "result file: "): the run and the Python
+    are stand-ins, the Python saying what it was asked."""
+    with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
+        saved = os.path.join(here, "runs", "odd\nname.json")
+        asked = pathlib.Path(here) / "asked"
+        (pathlib.Path(build) / "build.ninja").write_text("")
+        (pathlib.Path(build) / "histostudy").write_text(
+            "#!/bin/sh\necho 'result file: decoy.json'\necho 'result file: other.json'\n"
+            "printf '%s\\0' \"$SAVED_PATH\" >&3\n")
+        (pathlib.Path(build) / "python3").write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >'{asked}'\n")
+        for name in ("histostudy", "python3"):
+            (pathlib.Path(build) / name).chmod(0o755)
+        study = dev("study", cwd=here, env=dict(os.environ, BUILD_DIR=build, SAVED_PATH=saved,
+                                                PYTHON=str(pathlib.Path(build) / "python3")))
+        made = asked.read_bytes().split(b"\0")[:-1] if asked.exists() else []
+        expected = [b"-m", b"plots.cli", b"own_appendix", saved.encode(), b"-o", saved.removesuffix(".json").encode()
+                    + b"-appendix"]
+        expect(study.returncode == 0 and made == expected,
+               f"./dev study should make the appendix of {saved!r}, not {made!r}", study)
 
 
 def check_audit_whatever_python3_is():
@@ -140,6 +164,7 @@ def main():
     check_help()
     check_paths_from_the_caller()
     check_report_tools()
+    check_result_path_whatever_it_holds()
     check_audit_whatever_python3_is()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:

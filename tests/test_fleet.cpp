@@ -49,12 +49,13 @@ TEST_CASE("several devices: all, or a list") {
                        hs::UsageError);
 }
 
-TEST_CASE("each GPU's child: the same command with its --device and the common --run-id") {
-  const Args argv = {"./histostudy", "run", "--device", "all", "-s", "64KiB", "--run-id=old", "--reps", "3"};
-  CHECK(hs::member_argv(argv, "1", "R") ==
-        Args{"./histostudy", "run", "-s", "64KiB", "--reps", "3", "--device", "1", "--run-id", "R"});
-  CHECK(hs::member_argv({"h", "run", "--device=0,1", "--impl", "global"}, "0", "R") ==
-        Args{"h", "run", "--impl", "global", "--device", "0", "--run-id", "R"});
+TEST_CASE("each GPU's child: the same command with its --device, the common --run-id and its result path's pipe") {
+  const Args argv = {"./histostudy", "run", "--device", "all", "-s", "64KiB", "--run-id=old", "--reps", "3",
+                     "--result-path-fd", "7"};
+  CHECK(hs::member_argv(argv, "1", "R") == Args{"./histostudy", "run", "-s", "64KiB", "--reps", "3", "--device", "1",
+                                                "--run-id", "R", "--result-path-fd", "3"});
+  CHECK(hs::member_argv({"h", "run", "--device=0,1", "--impl", "global", "--result-path-fd=9"}, "0", "R") ==
+        Args{"h", "run", "--impl", "global", "--device", "0", "--run-id", "R", "--result-path-fd", "3"});
 }
 
 TEST_CASE("run ids are safe names") {
@@ -67,18 +68,20 @@ TEST_CASE("run ids are safe names") {
 
 TEST_CASE("children run side by side, their lines tagged, each exit told") {
   // A waits for B's file: run one after the other, A would give up (exit 3).
+  // A's result path, on descriptor 3, holds a newline; B prints a decoy.
   const auto flag = std::filesystem::temp_directory_path() / ("fleet-" + hs::new_run_id());
   const auto ran = run_shells({
       shell("GPU 0", "for i in $(seq 1000); do [ -e '" + flag.string() +
-                         "' ] && { echo waited; echo 'result file: runs/a.json'; exit 0; }; sleep 0.01; done; exit 3"),
-      shell("GPU 1", "echo progress >&2; touch '" + flag.string() + "'; printf 'no newline'; exit 5"),
+                         "' ] && { echo waited; printf 'runs/a\\nb.json\\0' >&3; exit 0; }; sleep 0.01; done; exit 3"),
+      shell("GPU 1", "echo progress >&2; touch '" + flag.string() +
+                         "'; echo 'result file: decoy.json'; printf 'no newline'; exit 5"),
       shell("GPU 2", "kill -9 $$"),
   });
   std::filesystem::remove(flag);
   REQUIRE(ran.exits.size() == 3);
   CHECK(ran.exits[0].label == "GPU 0");
   CHECK(ran.exits[0].how == "exited 0");
-  CHECK(ran.exits[0].result_file == "runs/a.json");
+  CHECK(ran.exits[0].result_file == "runs/a\nb.json");
   CHECK(ran.exits[1].status == 5);
   CHECK(ran.exits[1].how == "exited 5");
   CHECK(ran.exits[1].result_file.empty());
@@ -86,7 +89,7 @@ TEST_CASE("children run side by side, their lines tagged, each exit told") {
   CHECK(ran.exits[2].how.starts_with("killed by signal 9"));
   CHECK(ran.err == "[GPU 1] progress\n");
   // Standard output as one block per child, in the order they ended.
-  CHECK(ran.out.find("[GPU 0] waited\n[GPU 0] result file: runs/a.json\n") != std::string::npos);
+  CHECK(ran.out.find("[GPU 0] waited\n") != std::string::npos);
   CHECK(ran.out.find("[GPU 1] no newline\n") != std::string::npos);
 }
 

@@ -635,5 +635,101 @@ class SaysWhatItDoes(Case):
         self.assertEqual(len(self.results(os.path.join(self.dir, "runs"))), 1)
 
 
+class InputSpellings(Case):
+    """One file under two spellings is one input, refused as distinct_01 is; an entry that cannot be opened
+    is named with why (a loop, a link to nothing), never called an unknown input."""
+
+    def test_a_symlink_loop_is_named_as_one(self):
+        os.symlink("loop", self.path("loop"))
+        os.symlink("nowhere", self.path("dangling"))
+        self.refused(run("run", "-i", "reference", "--input", "loop", "--no-save", cwd=self.dir), 1,
+                     "loop: cannot open (Too many levels of symbolic links)")
+        self.refused(run("run", "-i", "reference", "--input", "dangling", "--no-save", cwd=self.dir), 1,
+                     "dangling: cannot open (No such file or directory)")
+
+    def test_one_file_under_two_spellings_is_refused_as_distinct_01_is(self):
+        with open(self.path("in.bin"), "wb") as f:
+            f.write(b"abc")
+        os.link(self.path("in.bin"), self.path("hard.bin"))
+        os.symlink("in.bin", self.path("soft.bin"))
+        roundabout = os.path.join(self.dir, "..", os.path.basename(self.dir), "in.bin")
+        for second in ("./in.bin", self.path("in.bin"), roundabout, "hard.bin", "soft.bin"):
+            self.refused(run("run", "-i", "reference", "--input", f"in.bin,{second}", "--no-save", cwd=self.dir), 2,
+                         f"bad input '{second}': the file 'in.bin' again; name it once")
+        self.refused(run("run", "-i", "reference", "--input", "distinct_1,distinct_01", "--no-save"), 2,
+                     "bad input 'distinct_01': write it distinct_1")
+        out = run("run", "-i", "reference", "--input", "in.bin,in.bin", "--no-save", cwd=self.dir)  # one spelling
+        self.assertEqual(out.returncode, 0, out.stderr)
+
+
+class NamesAsGiven(Case):
+    """A name holds any byte but NUL: every line shows it escaped, whole; the result file keeps it exact, and
+    --result-path-fd gives the result file's exact path."""
+
+    def make(self, name, data=b"abc" * 100):
+        path = os.path.join(self.dir.encode(), name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_control_characters_in_a_name_are_printed_escaped_and_recorded_exact(self):
+        name = self.make(b"a\nresult file: x\x1b[31m\\b\xc2\x9b.bin")   # newline, ESC, backslash, C1 CSI
+        shown = os.path.join(self.dir, "a\\x0Aresult file: x\\x1B[31m\\\\b\\xC2\\x9B.bin").encode()
+        out = run("run", "-i", "reference", "--input", name, "-o", self.dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        for stream in (out.stdout, out.stderr):
+            self.assertNotIn(b"\x1b", stream)
+            self.assertNotIn(b"\xc2\x9b", stream)
+            self.assertIn(shown, stream)
+        self.assertEqual([line for line in out.stdout.splitlines() if line.startswith(b"result file: ")],
+                         [b"result file: " + self.results(self.dir)[0].encode()])
+        [saved] = self.results(self.dir)
+        self.assertEqual({r["input"] for r in load(saved)["rows"]}, {os.fsdecode(name)})
+        gone = os.path.join(self.dir.encode(), b"no\nsuch")
+        self.refused(run("run", "-i", "reference", "--input", gone, "--no-save"), 1, "no\\x0Asuch: cannot open")
+
+    def test_a_long_name_keeps_every_table_line_whole(self):
+        name = self.make(b"n" * 250)
+        out = run("run", "-i", "reference,openmp_private", "--input", name, "--no-save")
+        self.assertEqual(out.returncode, 0, out.stderr)
+        measured = [line.split() for line in out.stdout.decode().splitlines() if line.startswith("custom ")]
+        self.assertEqual(len(measured), 3, out.stdout)  # reference, openmp_private, the floor: a line each, whole
+        self.assertTrue(all(row[3] == name.decode() and row[-1] == "0" for row in measured), measured)
+
+    def test_the_result_path_comes_exact_on_its_descriptor(self):
+        out_dir = os.path.join(self.dir, "runs\nhere")
+        read, write = os.pipe()
+        out = run("run", *QUICK, "-o", out_dir, "--result-path-fd", str(write), pass_fds=(write,))
+        os.close(write)
+        with os.fdopen(read, "rb") as f:
+            told = f.read()
+        self.assertEqual(out.returncode, 0, out.stderr)
+        [saved] = self.results(out_dir)
+        self.assertEqual(told, saved.encode() + b"\0")
+        self.assertNotIn("--result-path-fd", load(saved)["provenance"]["argv"])  # where the path went, not what ran
+        self.assertIn(b"result file: " + saved.replace("\n", "\\x0A").encode() + b"\n", out.stdout)
+        for fd in ("9", "0", "2", "x"):  # not open here, or a standard stream
+            self.refused(run("run", *QUICK, "--no-save", "--result-path-fd", fd), 2, "--result-path-fd")
+
+
+class DryRun(Case):
+    """run --dry-run: every check a run makes, then its plan; nothing measured, nothing written."""
+
+    def test_a_dry_run_checks_and_plans_measuring_and_writing_nothing(self):
+        out_dir = os.path.join(self.dir, "new", "runs")
+        out = run("run", "--dry-run", "-i", "openmp_private", "--input", "uniform,prose", "-s", "611,1MiB", "-t", "3",
+                  "-o", out_dir)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(os.listdir(self.dir), [])
+        self.assertNotIn(b"[1/", out.stderr)
+        plan = out.stdout.decode().splitlines()
+        self.assertIn("histostudy: 8 cases;", out.stderr.decode())
+        self.assertEqual(len(plan), 8, plan)
+        self.assertIn("custom cpu openmp_private prose 1,048,576 B (threads=3 counters=64bit)", plan)
+        self.assertIn("custom cpu openmp_read_floor uniform 611 B (threads=3 counters=64bit)", plan)
+        self.refused(run("run", "--dry-run", "-i", "reference", "-s", "0", "-o", out_dir), 2, "size 0")
+        self.refused(run("run", "--dry-run", *QUICK, "-o", "/proc/histostudy-runs"), 2, "cannot create")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
