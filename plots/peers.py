@@ -32,7 +32,7 @@ class PeerCase:
 
     @property
     def key(self):
-        return (self.peer["experiment"], self.peer["input"], self.peer["size"])
+        return _case(self.peer)
 
     @property
     def subject_over_peer(self):
@@ -74,8 +74,13 @@ class PeersGpu:
         return [c for c in self.cases if c.subject is None or c.floor is None]
 
 
-def _cache(row):
-    return (row.get("sampling") or {}).get("cache")
+def _case(row):
+    return (row["experiment"], row["input"], row["size"])
+
+
+def _sampled_case(row):
+    """The case and the cache mode it was sampled in."""
+    return _case(row) + ((row.get("sampling") or {}).get("cache"),)
 
 
 def _study_row(runs, kernel, peer, impl=None):
@@ -84,8 +89,7 @@ def _study_row(runs, kernel, peer, impl=None):
     for run in runs:
         toolchain = primary_gpu_toolchain(run)
         for row in run.rows:
-            if (row["toolchain"] == toolchain and is_timed(row) and _cache(row) == _cache(peer)
-                    and (row["experiment"], row["input"], row["size"]) == (peer["experiment"], peer["input"], peer["size"])
+            if (row["toolchain"] == toolchain and is_timed(row) and _sampled_case(row) == _sampled_case(peer)
                     and (row["impl"] == impl if impl else kernel.picks(row))):
                 return row, run
     return None, None

@@ -116,7 +116,7 @@ class TorchBincount:
         p = self.torch.cuda.get_device_properties(self.device)
         return {"index": self.device.index, "name": p.name, "compute_capability": f"{p.major}.{p.minor}",
                 "sm_count": p.multi_processor_count, "memory_bytes": p.total_memory,
-                "l2_cache_bytes": getattr(p, "L2_cache_size", None), "uuid": str(getattr(p, "uuid", "")) or None}
+                "l2_cache_bytes": getattr(p, "L2_cache_size", None), "uuid": nvml_uuid(getattr(p, "uuid", None))}
 
     def prepare(self, flush_bytes):
         self.flush_buffer = self.torch.empty(flush_bytes, dtype=self.torch.uint8, device=self.device)
@@ -147,6 +147,12 @@ class TorchBincount:
 
     def release(self):
         self.torch.cuda.empty_cache()
+
+
+def nvml_uuid(uuid):
+    """'GPU-3552e1e7-...', as NVML and histostudy name a GPU, from torch's bare UUID; None without one."""
+    text = str(uuid or "")
+    return None if not text else text if text.startswith("GPU-") else f"GPU-{text}"
 
 
 class CupyBincount:
@@ -312,7 +318,8 @@ def plan_cases(listed, experiments, inputs=(), sizes=()):
         held = [x for e in chosen for x in e[key]]
         for x in named:
             if x not in held:
-                raise UsageError(f"{what} {x}: not among the experiments' {key} ({', '.join(map(str, dict.fromkeys(held)))})")
+                shown = ", ".join(map(str, dict.fromkeys(held)))
+                raise UsageError(f"{what} {x}: not among the experiments' {key} ({shown})")
     return [Case(e["name"], input, size) for e in chosen for size in e["sizes"] for input in e["inputs"]
             if (not inputs or input in inputs) and (not sizes or size in sizes)]
 
@@ -450,17 +457,23 @@ class NvmlClock:
         self.peak_sm_mhz = float(pynvml.nvmlDeviceGetMaxClockInfo(self.handle, pynvml.NVML_CLOCK_SM))
 
     def _handle(self, device):
-        """The GPU by its UUID, else its PCI bus, as the study's record names it; by index where it names neither
-        (NVML's order may differ from CUDA's)."""
+        """The GPU by its UUID, else its PCI bus, as the record names it; by index where neither finds it (NVML's
+        order may differ from CUDA's)."""
         n = self.nvml
-        if device.get("uuid"):
-            return n.nvmlDeviceGetHandleByUUID(device["uuid"].encode())
-        if device.get("pci_bus_id"):
-            return n.nvmlDeviceGetHandleByPciBusId(device["pci_bus_id"].encode())
+        for key, find in (("uuid", n.nvmlDeviceGetHandleByUUID), ("pci_bus_id", n.nvmlDeviceGetHandleByPciBusId)):
+            if device.get(key):
+                try:
+                    return find(device[key].encode())
+                except Exception:
+                    continue
         return n.nvmlDeviceGetHandleByIndex(device.get("index", 0))
 
     def sm_mhz(self):
-        return float(self.nvml.nvmlDeviceGetClockInfo(self.handle, self.nvml.NVML_CLOCK_SM))
+        """The SM clock now; None where NVML does not answer (the sample is then not judged)."""
+        try:
+            return float(self.nvml.nvmlDeviceGetClockInfo(self.handle, self.nvml.NVML_CLOCK_SM))
+        except Exception:
+            return None
 
     def _reasons(self):
         get = (getattr(self.nvml, "nvmlDeviceGetCurrentClocksEventReasons", None)
@@ -474,9 +487,12 @@ class NvmlClock:
 
     def state(self):
         n = self.nvml
-        return {"source": self.source, "sm_mhz": n.nvmlDeviceGetClockInfo(self.handle, n.NVML_CLOCK_SM),
-                "memory_mhz": n.nvmlDeviceGetClockInfo(self.handle, n.NVML_CLOCK_MEM),
-                "max_sm_mhz": self.peak_sm_mhz, "clock_event_reasons": self._reasons()}
+        try:
+            return {"source": self.source, "sm_mhz": n.nvmlDeviceGetClockInfo(self.handle, n.NVML_CLOCK_SM),
+                    "memory_mhz": n.nvmlDeviceGetClockInfo(self.handle, n.NVML_CLOCK_MEM),
+                    "max_sm_mhz": self.peak_sm_mhz, "clock_event_reasons": self._reasons()}
+        except Exception as e:
+            return {"source": "unknown", "why": f"{self.source}: {first_line(e)}"}
 
 
 SMI_FIELDS = ("clocks.sm", "clocks.mem", "clocks.max.sm")
@@ -821,6 +837,16 @@ def names(values):
     return [n for item in values for n in item.split(",") if n]
 
 
+def device_index(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: name the GPU by its index: 0, 1, ...")
+    return value
+
+
 def byte_count(text):
     try:
         value = int(text)
@@ -834,7 +860,8 @@ def byte_count(text):
 
 def parser():
     p = argparse.ArgumentParser(prog="tools/peers.py", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__.split("\n\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+                                epilog=__doc__.split("\n\n", 2)[2],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-e", "--experiment", action="append", default=[],
                    help=f"the study's experiments whose cases to run: {', '.join(EXPERIMENTS)} (default both)")
     p.add_argument("--library", action="append", default=[],
@@ -842,16 +869,18 @@ def parser():
     p.add_argument("--input", action="append", default=[], help="only these inputs of the experiments")
     p.add_argument("--size", action="append", default=[], type=byte_count,
                    help="only these sizes of the experiments, in bytes")
-    p.add_argument("-o", "--out-dir", default=str(ROOT / "runs"), help="where the result file goes (default: %(default)s)")
-    p.add_argument("--device", type=int, default=0, help="the GPU's index (default 0)")
+    p.add_argument("-o", "--out-dir", default=str(ROOT / "runs"),
+                   help="where the result file goes (default: %(default)s)")
+    p.add_argument("--device", type=device_index, default=0, help="the GPU's index (default 0)")
     p.add_argument("--histostudy", default=str(ROOT / "build" / "histostudy"),
-                   help="the histostudy binary that lists the cases, makes the bytes and counts them (default: %(default)s)")
+                   help="the histostudy binary that lists the cases, makes the bytes and counts them "
+                        "(default: %(default)s)")
     p.add_argument("--work-dir", help="where each input's bytes are written while they are read (default: the "
                                       "system's temporary folder)")
     p.add_argument("--cache", choices=("cold", "hot"), help="cold: the L2 flushed before every sample (run's default)")
     for option, kind, what in (("--warmups", int, "untimed calls of each entry before its samples"),
                                ("--reps", int, "at least this many samples an entry"),
-                               ("--max-reps", int, "at most this many samples an entry (rounded up to whole rotations)"),
+                               ("--max-reps", int, "at most this many samples an entry (whole rotations)"),
                                ("--noise", float, "stop sampling once the median's 95%% interval is within +-this %%"),
                                ("--max-time", float, "stop sampling a case after this many seconds (after --reps)"),
                                ("--lesson-reps", int, "calls timed back to back for the lesson's mean; 0: none")):
@@ -871,8 +900,29 @@ def say(line):
     print(f"peers: {line}", file=sys.stderr, flush=True)
 
 
+def check_writable_dir(directory):
+    """Refuses, before anything is measured, a -o where no file can be made: the nearest folder that is there
+    must be a folder this process may write in (nothing is made yet)."""
+    there = pathlib.Path(directory)
+    while not there.exists() and there != there.parent:
+        there = there.parent
+    if not there.is_dir() or not os.access(there, os.W_OK | os.X_OK):
+        raise UsageError(f"-o {directory}: {there} is not a folder this process can write in")
+
+
+def save(directory, stem, text):
+    """The result file written into `directory`, else (should that fail after measuring) into the temporary
+    folder, saying so: no measurement is lost to a full disk or a folder gone."""
+    try:
+        return write_new_file(directory, stem, text)
+    except OSError as e:
+        say(f"-o {directory}: cannot write the result file ({e.strerror or e}); writing it to the temporary folder")
+        return write_new_file(tempfile.gettempdir(), stem, text)
+
+
 def measure(args, argv, libs, study, clock):
     """Every case, then the result file; the exit status."""
+    check_writable_dir(args.out_dir)
     listed, registry = study.experiments()
     cases = plan_cases(listed, names(args.experiment) or EXPERIMENTS, names(args.input), args.size)
     plan = Plan.of(listed["gpu_timing"], args)
@@ -915,7 +965,7 @@ def measure(args, argv, libs, study, clock):
         record["gpu_state_after"] = {"unavailable": str(e)}
     doc = result_document(started, argv, record, plan, rows, stopped)
     text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
-    path = write_new_file(args.out_dir, result_stem(device, libs), text)
+    path = save(args.out_dir, result_stem(device, libs), text)
     problem, note = schema_problem(text, str(path))
     if note:
         say(note)
@@ -951,6 +1001,9 @@ def main(argv=None, libraries=None, study=None, clock=None):
     except KeyboardInterrupt:
         say("interrupted: nothing written")
         return INTERRUPTED
+    except Exception as e:  # a library failing before any case was measured: one line, not a traceback
+        say(f"{type(e).__name__}: {first_line(e)}")
+        return FAILED
 
 
 if __name__ == "__main__":

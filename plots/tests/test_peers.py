@@ -7,6 +7,7 @@ Where HISTOSTUDY names the binary (meson test passes it), the study's own cases,
 too; the driver is also run as a command where torch and CuPy cannot import."""
 import contextlib
 import copy
+import functools
 import importlib.util
 import io
 import itertools
@@ -21,8 +22,9 @@ import unittest.mock
 
 import numpy as np
 
-from plots import peers, reports, selection
-from plots.results import load_run
+from plots import claims, peers, reports, selection
+from plots.published import load_published
+from plots.results import ResultError, load_run
 from plots.tests import fixtures, synthetic
 from plots.tests.test_perf import _attach_floors, _row
 
@@ -133,12 +135,18 @@ def input_bytes(input, size):
     return np.random.default_rng(len(input)).integers(0, 256, size, dtype=np.uint8)
 
 
+@functools.lru_cache(maxsize=None)
+def real_doc():
+    """fixtures.real_run_doc, read once (each test copies what it changes)."""
+    return fixtures.real_run_doc()
+
+
 class StandInStudy:
     """The study's side with small cases: the listing above, the committed registry, a real run's environment."""
 
     def __init__(self):
-        env = fixtures.real_run_doc()["environment"]
-        self.env = dict(copy.deepcopy(env), gpu_absent=None, gpu_state={"clocks_mhz": {"sm": 1980}},
+        self.env = dict(copy.deepcopy(real_doc()["environment"]), gpu_absent=None,
+                        gpu_state={"clocks_mhz": {"sm": 1980}},
                         executors=[{"toolchain": "nvcc 13.0.88", "describe": {"device": dict(GPU)}}])
         self.loads = []
 
@@ -179,7 +187,7 @@ def run_peers(out, libraries, *args, study=None, clock=None):
 
 class NeedsARun(unittest.TestCase):
     def setUp(self):
-        if fixtures.real_run_doc() is None:
+        if real_doc() is None:
             self.skipTest("no run file with lesson rows in data/runs")
         self.tmp = tempfile.TemporaryDirectory()
         self.addCleanup(self.tmp.cleanup)
@@ -212,7 +220,7 @@ class Statistics(unittest.TestCase):
 
     def test_summary_percentiles_by_linear_interpolation(self):
         s = tool.summarize([4.0, 1.0, 3.0, 2.0])
-        self.assertEqual((s["median"], s["p10"], s["p90"], s["min"], s["max"], s["mean"]), (2.5, 1.3, 3.7, 1.0, 4.0, 2.5))
+        self.assertEqual([s[k] for k in ("median", "p10", "p90", "min", "max", "mean")], [2.5, 1.3, 3.7, 1.0, 4.0, 2.5])
 
     def test_options_change_runs_plan(self):
         args = tool.parser().parse_args(["--reps", "5", "--max-reps", "9", "--noise", "1", "--cache", "hot"])
@@ -280,6 +288,14 @@ class FakeNvml:
         self.asked.append(uuid)
         return "handle"
 
+    def nvmlDeviceGetHandleByPciBusId(self, bus):
+        self.asked.append(bus)
+        return "handle"
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        self.asked.append(index)
+        return "handle"
+
     def nvmlDeviceGetClockInfo(self, handle, clock):
         return {1: 1755, 2: 3201}[clock]
 
@@ -300,6 +316,23 @@ class Clocks(unittest.TestCase):
                                          "memory_mhz": 3201, "max_sm_mhz": 1980.0,
                                          "clock_event_reasons": {"mask": 5, "active": ["GpuIdle", "SwPowerCap"]}})
 
+    def test_a_uuid_nvml_does_not_know_falls_back_to_the_bus(self):
+        nvml = FakeNvml()
+        nvml.nvmlDeviceGetHandleByUUID = unittest.mock.Mock(side_effect=RuntimeError("NVML_ERROR_NOT_FOUND"))
+        nvml.nvmlDeviceGetHandleByPciBusId = unittest.mock.Mock(return_value="by bus")
+        self.assertEqual(tool.NvmlClock(nvml, dict(GPU)).handle, "by bus")
+        self.assertEqual(tool.nvml_uuid("3552e1e7-dc92"), "GPU-3552e1e7-dc92")
+        self.assertEqual(tool.nvml_uuid("GPU-3552e1e7-dc92"), "GPU-3552e1e7-dc92")
+        self.assertIsNone(tool.nvml_uuid(None))
+
+    def test_an_nvml_call_that_fails_stops_nothing(self):
+        nvml = FakeNvml()
+        clock = tool.NvmlClock(nvml, dict(GPU))
+        nvml.nvmlDeviceGetClockInfo = unittest.mock.Mock(side_effect=RuntimeError("NVML_ERROR_GPU_IS_LOST"))
+        self.assertIsNone(clock.sm_mhz())
+        self.assertEqual(clock.state(), {"source": "unknown",
+                                         "why": "nvml (pynvml 0.0 (a test's stand-in)): NVML_ERROR_GPU_IS_LOST"})
+
     def test_without_pynvml_no_sample_is_judged_and_the_state_says_why(self):
         clock = tool.SmiClock(dict(GPU), "pynvml: No module named 'pynvml'")
         self.assertIsNone(clock.sm_mhz())
@@ -318,7 +351,8 @@ class Driver(NeedsARun):
         self.assertEqual(status, 0, err)
         self.assertEqual(len(files), 1)
         self.assertEqual(out, f"result file: {files[0]}\n")
-        self.assertRegex(files[0].name, r"^\d{8}T\d{6}Z_synthetic-gpu-test-fixture_torch-2.5.1-cu124-cupy-13.3.0\.json$")
+        self.assertRegex(files[0].name,
+                         r"^\d{8}T\d{6}Z_synthetic-gpu-test-fixture_torch-2.5.1-cu124-cupy-13.3.0\.json$")
         run = load_run(files[0])   # validated against the schema
         self.assertEqual(len(run.rows), CASES * 4)   # each library and its A/A control, every case
         self.assertEqual(run.toolchains(), ["torch 2.5.1+cu124", "cupy 13.3.0", "torch 2.5.1+cu124 (A/A control)",
@@ -414,7 +448,9 @@ class Driver(NeedsARun):
                               "peers: nothing measured: none of the libraries can run here (exit 0: nothing to do)\n")
 
     def test_usage_errors_are_one_line(self):
+        (pathlib.Path(self.tmp.name) / "afile").write_text("")
         for args, words in ((["--library", "numba"], "--library numba: the libraries are torch"),
+                            (["-o", f"{self.tmp.name}/afile/runs"], "afile is not a folder this process can write"),
                             (["-e", "lesson"], "-e lesson: the peers run the study's perf and sizes experiments"),
                             (["--input", "prose"], "--input prose: not among the experiments' inputs")):
             status, err, _, files = run_peers(self.out, [StandIn()], *args)
@@ -496,8 +532,9 @@ class Reports(NeedsARun):
         status, err, _, files = run_peers(self.out, [StandIn(gbps=500.0), StandIn("cupy", "13.3.0", gbps=250.0)])
         self.assertEqual(status, 0, err)
         self.peers_path = files[0]
-        perf_doc, sizes_doc = study_runs(fixtures.real_run_doc())
-        self.perf_path, self.sizes_path = self.out / "20990101T000000Z_perf.json", self.out / "20990101T000001Z_sizes.json"
+        perf_doc, sizes_doc = study_runs(copy.deepcopy(real_doc()))
+        self.perf_path = self.out / "20000101T000000Z_perf.json"
+        self.sizes_path = self.out / "20000101T000001Z_sizes.json"
         synthetic.write_json(self.perf_path, perf_doc)
         synthetic.write_json(self.sizes_path, sizes_doc)
 
@@ -526,6 +563,32 @@ class Reports(NeedsARun):
         prose = reports.peers_prose(g)
         self.assertIn("`torch_bincount` on the perf cases runs at 12.5% of the read floor's GB/s, and `lane_shared` "
                       "at 7.20x its GB/s", prose)
+
+    def test_the_manifest_names_a_peers_run_in_the_peers_role_alone(self):
+        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, self.perf_path)}
+        data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
+                                 manifest=[(self.peers_path.name, "peers", "x"), (self.perf_path.name, "perf", "x")])
+        self.assertEqual([r.name for r in selection.load(data).peers_runs], [self.peers_path.name])
+        fixtures.write_manifest(data, [(self.peers_path.name, "perf", "x")])
+        with self.assertRaises(ResultError) as caught:
+            selection.load(data)
+        self.assertIn("cannot be the perf run: it holds library peer rows (tools/peers.py)", str(caught.exception))
+
+    def test_a_peer_sampled_hot_is_not_set_against_cold_rows(self):
+        status, err, _, files = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
+        g, = peers.model([load_run(files[0])], [load_run(self.perf_path), load_run(self.sizes_path)])
+        self.assertEqual(len(g.unmatched), len(g.cases))
+
+    def test_a_call_that_raised_leaves_the_run_controlled(self):
+        status, err, _, files = run_peers(self.out / "raised", [StandIn(raises=SMALL)], "-e", "sizes")
+        run = load_run(files[0])
+        self.assertEqual([r.path for r in selection.by_content([run]).peers_runs], [run.path])
+
+    def test_the_claims_leave_libraries_out(self):
+        published = load_published(fixtures.DATA / "published")
+        runs = [load_run(p) for p in (self.peers_path, self.perf_path)]
+        labels = [e.label for e in claims.audit(runs, published).ours]
+        self.assertEqual(labels, [claims.environment_label(runs[1], "nvcc 13.0.88")])
 
     def test_without_a_run_of_its_gpu_the_ratios_are_not_measurable(self):
         g, = peers.model([load_run(self.peers_path)], [])
