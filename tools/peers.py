@@ -920,6 +920,17 @@ def save(directory, stem, text):
         return write_new_file(tempfile.gettempdir(), stem, text)
 
 
+def state_after(study, device, status):
+    """histostudy env's GPU state once the cases are done; not read after a Ctrl-C (a second one must not lose
+    what was measured)."""
+    if status == INTERRUPTED:
+        return {"unavailable": "not read: the run was interrupted"}
+    try:
+        return study.environment(device).get("gpu_state")
+    except (PeersError, KeyboardInterrupt) as e:
+        return {"unavailable": str(e) or "interrupted"}
+
+
 def measure(args, argv, libs, study, clock):
     """Every case, then the result file; the exit status."""
     check_writable_dir(args.out_dir)
@@ -959,10 +970,7 @@ def measure(args, argv, libs, study, clock):
             say("nothing measured: no file written")
             return status
     record = environment(env, libs, device)
-    try:
-        record["gpu_state_after"] = study.environment(args.device).get("gpu_state")
-    except PeersError as e:
-        record["gpu_state_after"] = {"unavailable": str(e)}
+    record["gpu_state_after"] = state_after(study, args.device, status)
     doc = result_document(started, argv, record, plan, rows, stopped)
     text = json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
     path = save(args.out_dir, result_stem(device, libs), text)

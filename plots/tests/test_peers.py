@@ -434,6 +434,7 @@ class Driver(NeedsARun):
         self.assertEqual(status, 130, err)
         run = load_run(files[0])
         self.assertEqual(run.incomplete, "interrupted (Ctrl-C)")
+        self.assertEqual(run.environment["gpu_state_after"], {"unavailable": "not read: the run was interrupted"})
         self.assertEqual({r["size"] for r in run.rows}, {SMALL})   # the first case whole, the second not at all
 
     def test_libraries_that_cannot_run_are_named_and_skipped(self):
