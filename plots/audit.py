@@ -7,8 +7,8 @@
 
 Rows pair by what was measured (experiment, implementation, input, size, launch policy, bins offset). Two
 files' toolchains pair by name, then by kind whatever their versions (nvcc with nvcc, an NVRTC library with
-an NVRTC library, a release's SASS with SASS, its PTX through the driver with the same): the report prints
-the pairing. Every verdict is the ratio of medians B/A with its bootstrap interval against the band
+an NVRTC library, a release's SASS with SASS, its PTX through the driver with the same, a library's own call
+with the same library's: torch with torch, tools/peers.py): the report prints the pairing. Every verdict is the ratio of medians B/A with its bootstrap interval against the band
 [1/threshold, threshold] (plots/stats.py), and stands only where the row's noise was measured and found
 inside the same band:
   - the A/A control: the run's toolchain measured twice, as two executors, on the same case (each run's,

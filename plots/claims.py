@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from plots import environment
 from plots import table as fmt
 from plots.published import GENERATION_CC, LESSON_FILE, TABLE_16_4_FILE
-from plots.results import Kernel, cuda_version, defined_by, find_row, find_rows, median_ms
+from plots.results import Kernel, cuda_version, defined_by, find_row, find_rows, library_toolchains, median_ms
 from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
 
@@ -467,14 +467,16 @@ def published_label(source):
 def environments(runs, published, kernels):
     """Published sources first, then ours grouped by GPU, toolchain and driver in the order the runs (oldest
     first) show them. CPU toolchains are left out (every claim is about CUDA kernels), and so are A/A control
-    entries (each repeats a toolchain already audited)."""
+    entries (each repeats a toolchain already audited) and libraries' own calls (tools/peers.py: no claim is
+    about them)."""
     envs = [Environment(published_label(s), (PublishedLessonEvidence(s, kernels),)) for s in published.lesson]
     envs += [Environment(f"{g} (Table 16-4, published)", (PublishedSweepEvidence(g, v, kernels),))
              for g, v in published.table_16_4.items()]
     ours = {}
     for run in runs:
+        libraries = library_toolchains(run)
         for tc in run.toolchains(controls=False):
-            if tc != "cpu":
+            if tc != "cpu" and tc not in libraries:
                 ours.setdefault(environment_label(run, tc), []).append(RunEvidence(run, tc, kernels))
     return envs + [Environment(label, tuple(members)) for label, members in ours.items()]
 

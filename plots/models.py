@@ -8,7 +8,7 @@ plots/figures.py) take these models and compute nothing of their own. Kernels ar
 """
 from dataclasses import dataclass
 
-from plots import claims, codegen, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
+from plots import claims, codegen, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.environment import gpu_name
 from plots.results import cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles
@@ -247,6 +247,7 @@ class Models:
     perf_bars: object       # PerfBars, or None
     small: object           # perf.Small: the subject at the lesson's size, or None
     sizes: object           # sizes.SizesModel of the sizes run (also the size sweep's figure), or None
+    peers: list             # [peers.PeersGpu]: each peers run against the perf and sizes runs of its GPU
     cpus: list              # [perf.CpuView] of the CPU runs with the CPU's subject
     cpu_series: list        # [perf.CpuSeries]: each machine with two or more of those and the series runs
     benches: list           # [count_bench.Bench]: the count benchmark's files, CPU ones first
@@ -290,6 +291,7 @@ def build(study):
         sweep_lines=sweep_lines(study, published, sweeps),
         perf=view, perf_bars=perf_bars(view) if view else None, small=perf.small_model(sel.lesson),
         sizes=sizes.model(sel.sizes, lesson_size(t4)) if sel.sizes else None,
+        peers=peers.model(sel.peers_runs, sel.gpu_study_runs),
         cpus=cpus, cpu_series=perf.cpu_series(series),
         benches=sorted(sel.benches, key=lambda b: b.backend),
         claims=claims.audit(study.all_runs(), published), t4_steps=t4_steps(study.audit, study.ptx))

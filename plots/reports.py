@@ -4,12 +4,12 @@ A renderer: each report is a list of blocks (plots/document.py) written from the
 which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
 the selection's words.
 """
-from plots import claims, count_bench, history, hotcold, lesson, perf, placement, sizes, stats, sweep, versions
+from plots import claims, count_bench, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import NOT_RECORDED, commit_line, cpu_and_cores, flatten, show, summary
 from plots.results import cuda_version, kernel_label, sampling_words
-from plots.selection import BENCH_ROLE, BENCH_WORDS, ROLES, SUPERSEDED_FILE, cache_mode
+from plots.selection import BENCH_ROLE, BENCH_WORDS, PEERS, ROLES, SUPERSEDED_FILE, cache_mode
 from plots.table import Table, value_range
 
 NOT_HERE = "not measurable here"
@@ -409,7 +409,7 @@ def performance_report(m):
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
                  _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"), m.cpu_series)), sizes_section(m),
-                 count_section(m))
+                 peers_section(m), count_section(m))
 
 
 def _target_words(checks, peer):
@@ -469,6 +469,39 @@ def sizes_section(m):
                                 "floor's own GB/s as a percent of the theoretical bandwidth). Sizes: M MiB, G GiB.",
                     f"`{z.run.path}`"),
         TableBlock(sizes.sweep_table(z)), TableBlock(sizes.target_table(z))]
+
+
+def peers_prose(g):
+    """What one peers run found, peer by peer and experiment by experiment, from its PeersGpu."""
+    s = f"`{g.subject}`" if g.subject else "the subject"
+    parts = []
+    for impl in g.peers:
+        for experiment in peers.EXPERIMENTS:
+            pct = g.values(impl, "pct_of_floor", experiment)
+            speedup = g.values(impl, "subject_over_peer", experiment)
+            if g.of(experiment) and any(c.peer["impl"] == impl for c in g.of(experiment)):
+                parts.append(f"`{impl}` on the {experiment} cases runs at {value_range(pct, 1, '%')} of the read "
+                             f"floor's GB/s, and {s} at {value_range(speedup, 2, 'x')} its GB/s")
+    where = (", ".join(f"`{r.path}`" for r in g.study_runs) if g.study_runs else
+             f"no perf or sizes run of the {g.gpu} is chosen: the ratios are {NOT_HERE}")
+    found = "; ".join(parts) if parts else "no peer row was timed"
+    return (f"On the {g.gpu} (`{g.run.path}`; {', '.join(g.libraries)}, each with its A/A control; against "
+            f"{where}): {found}."
+            + (f" {len(g.failed)} peer rows failed their check and were not timed (named under the tables)."
+               if g.failed else ""))
+
+
+def peers_section(m):
+    blocks = [Heading("The libraries a reader would reach for", 2),
+              Para("`tools/peers.py` (docs/peers.md) times each library's own histogram call, `torch.bincount` and "
+                   "`cupy.bincount` on the GPU, on the cases of the `perf` and `sizes` experiments, checked bin for "
+                   "bin against the study's reference first and sampled under the study's rules, each with an A/A "
+                   "control. Each peer is set beside the study's subject and read floor from the perf and sizes "
+                   "runs of a GPU of the same name, on the same input, size and cache mode: two runs compared, "
+                   "each with its own controls.")]
+    if not m.peers:
+        return blocks + [Para(f"Library peers: {m.missing(PEERS)}")]
+    return blocks + [Para(peers_prose(g)) for g in m.peers] + _tables(peers.peers_tables(m.peers))
 
 
 # ---- claims in full ----

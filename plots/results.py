@@ -360,8 +360,25 @@ def _bins_words(gpu):
 
 
 def is_controlled(run):
-    """The study's controls: every GPU row records where its bins lay and how it was sampled."""
-    return all(r.get("placement") and r.get("sampling") for r in run.rows if r["backend"] == "cuda")
+    """The study's controls: every GPU row that passed its check (and so was timed) records where its bins lay and
+    how it was sampled."""
+    return all(r.get("placement") and r.get("sampling") for r in run.rows
+               if r["backend"] == "cuda" and r["check"]["passed"])
+
+
+LIBRARY = "library"   # an executor's describe.kind where it is a library's own call (tools/peers.py)
+
+
+def library_toolchains(run):
+    """The run's toolchains that are a library's own histogram call, not a build of the study's kernels (their
+    A/A controls with them): tools/peers.py's rows, a peer beside the study, never one of its kernels."""
+    return {e["toolchain"] for e in run.environment["executors"] if (e.get("describe") or {}).get("kind") == LIBRARY}
+
+
+def is_peers_run(run):
+    """A run of library peer rows (tools/peers.py)."""
+    libraries = library_toolchains(run)
+    return any(r["toolchain"] in libraries for r in run.rows)
 
 
 def policy_label(row):

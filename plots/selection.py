@@ -25,6 +25,9 @@ name a run that does not fit):
               table), and no CPU tables of its own; like every run named, it is in the environments and the
               claims audit
   history     three or more NVRTC releases' modules: the release history
+  peers       library peer rows (tools/peers.py: torch.bincount, cupy.bincount on the perf and sizes cases): the
+              performance report's peers, against the subject and floor of the perf and sizes runs of the same GPU;
+              such a run holds no other role
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
 
@@ -47,9 +50,9 @@ import pathlib
 from dataclasses import dataclass, field
 
 from plots import count_bench
-from plots.environment import cpu_name
-from plots.results import (Kernel, ResultError, case_key, is_controlled, load_run, module_entry, run_order_key,
-                           version_pairs)
+from plots.environment import cpu_name, gpu_name
+from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, library_toolchains, load_run,
+                           module_entry, run_order_key, version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -101,7 +104,9 @@ ROLES = {
     "cpu": ("CPU rows", has_cpu_rows),
     "series": ("CPU rows of the CPU's subject", lambda r: has_cpu_rows(r, CPU_SUBJECT)),
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
+    "peers": ("library peer rows (tools/peers.py)", is_peers_run),
 }
+PEERS = "peers"
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
 BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 
@@ -135,6 +140,12 @@ class Selection:
     versions = property(lambda self: self.roles.get("versions", []))
     cpu_runs = property(lambda self: self.roles.get("cpu", []))
     series_runs = property(lambda self: self.roles.get("series", []))
+    peers_runs = property(lambda self: self.roles.get(PEERS, []))
+
+    @property
+    def gpu_study_runs(self):
+        """The perf and sizes runs, whose subject and floor the peers are set against, once each."""
+        return list({r.path: r for role in ("perf", "sizes") for r in self.roles.get(role, [])}.values())
 
     @property
     def subject_cpu_runs(self):
@@ -194,6 +205,8 @@ def _problem(run, role, runs_by_role):
         return f"it is incomplete (the run stopped on an error: {run.incomplete}) and never feeds the paper"
     if run.has_gpu_rows() and not is_controlled(run):
         return "its GPU rows lack the study's controls (bins placement and sampling records)"
+    if role != PEERS and is_peers_run(run):
+        return "it holds library peer rows (tools/peers.py), which the peers role alone reads"
     what, fits = ROLES[role]
     if not fits(run):
         return f"it holds no {what}"
@@ -263,6 +276,17 @@ def newest_cpu_runs(runs):
     return with_cpu[-1:]
 
 
+def peers_gpu(run):
+    """The GPU a peers run measured on, by name."""
+    return gpu_name(run, next(iter(sorted(library_toolchains(run))), None))
+
+
+def newest_per_gpu(peers_runs):
+    """The newest of `peers_runs` (oldest first) for each GPU, oldest first."""
+    newest = {peers_gpu(run): run for run in peers_runs}
+    return sorted(newest.values(), key=lambda r: run_order_key(r.path))
+
+
 def _left_out(run):
     if run.incomplete:
         return f"incomplete: the run stopped on an error ({run.incomplete})"
@@ -286,6 +310,8 @@ def by_content(runs, source="the runs given", benches=()):
             roles[role] = found
         elif role == "cpu":
             roles[role] = newest_cpu_runs(usable)
+        elif role == PEERS:
+            roles[role] = newest_per_gpu(found)
         elif found:
             roles[role] = found[-1:]
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}

@@ -2,6 +2,7 @@
 
 #include "cuda/variants.hpp"
 #include "study/error.hpp"
+#include "study/sizes.hpp"
 
 namespace hs {
 namespace {
@@ -94,6 +95,22 @@ const Experiment& find_experiment(std::string_view name) {
   for (const auto& e : experiments())
     if (e.name == name) return e;
   throw UsageError("unknown experiment '" + std::string(name) + "' (known: " + experiment_names() + ")");
+}
+
+nlohmann::json experiments_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : experiments()) {
+    nlohmann::json roles = nlohmann::json::array();
+    for (auto role : e.roles) roles.push_back(role);
+    const auto sizes = e.sizes.empty() ? std::vector<std::uint64_t>{kLessonSize} : e.sizes;
+    list.push_back({{"name", e.name},
+                    {"description", e.description},
+                    {"inputs", e.inputs},
+                    {"sizes", sizes},
+                    {"roles", roles},
+                    {"gpu_only", e.gpu_only}});
+  }
+  return {{"experiments", list}};
 }
 
 }  // namespace hs

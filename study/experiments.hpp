@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hs {
 
 struct Experiment {
@@ -31,5 +33,10 @@ std::string experiment_names();
 
 // Throws UsageError listing the known names.
 const Experiment& find_experiment(std::string_view name);
+
+// {"experiments": [...]}: each experiment's name, description, inputs, sizes (the lesson's where it names
+// none), roles (empty: every implementation) and gpu_only; what `histostudy list --experiments` prints for
+// tools that run the same cases (tools/peers.py).
+nlohmann::json experiments_json();
 
 }  // namespace hs

@@ -302,6 +302,23 @@ int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
   return status;
 }
 
+hs::TimingPlan gpu_timing_of(const RunOptions& opt) {
+  hs::TimingPlan plan;
+  plan.warmups = opt.warmups;
+  plan.stop = {opt.reps, opt.max_reps, opt.noise_pct / 100.0, opt.max_time_s};
+  plan.cache = hs::parse_cache_mode(opt.cache);
+  plan.throttle_fraction = opt.throttle;
+  plan.lesson_reps = opt.lesson_reps;
+  return plan;
+}
+
+// `list --experiments`: the experiments, and the GPU timing plan `run` uses by default.
+void list_experiments_command() {
+  nlohmann::json doc = hs::experiments_json();
+  doc["gpu_timing"] = gpu_timing_of(RunOptions{}).to_json();
+  std::cout << doc.dump(2) << "\n";
+}
+
 int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   hs::StudyRequest request;
   request.experiments = unique(split_commas(opt.experiments));
@@ -316,11 +333,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
   request.placements = parse_placements(opt.bins_offsets);
   if (opt.max_reps < opt.reps)
     throw hs::UsageError("--max-reps " + std::to_string(opt.max_reps) + " is below --reps " + std::to_string(opt.reps));
-  request.gpu_timing.warmups = opt.warmups;
-  request.gpu_timing.stop = {opt.reps, opt.max_reps, opt.noise_pct / 100.0, opt.max_time_s};
-  request.gpu_timing.cache = hs::parse_cache_mode(opt.cache);
-  request.gpu_timing.throttle_fraction = opt.throttle;
-  request.gpu_timing.lesson_reps = opt.lesson_reps;
+  request.gpu_timing = gpu_timing_of(opt);
   request.gpu_options = opt.gpu_options;
   if (!opt.run_id.empty()) hs::check_run_id(opt.run_id);
   check_before_measuring(opt);
@@ -673,6 +686,11 @@ int main(int argc, char** argv) {
   bool list_json = false;
   list->add_flag("--json", list_json,
                  "the registry as JSON: names, backends and roles, and count's reading plans (data/registry.json)");
+  bool list_experiments = false;
+  list->add_flag("--experiments", list_experiments,
+                 "the experiments as JSON: each one's inputs, sizes and roles, and run's default GPU timing plan "
+                 "(what tools/peers.py runs)")
+      ->excludes("--json");
   auto* env = app.add_subcommand("env", "Print the environment record as JSON");
   std::string env_device;
   env->add_option("--device", env_device, kDeviceHelp)->check(kNotEmpty);
@@ -734,6 +752,11 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*list) {
+      if (list_experiments) {
+        list_experiments_command();
+        check_stdout();
+        return 0;
+      }
       if (list_json) {
         std::cout << hs::registry_json();
         check_stdout();

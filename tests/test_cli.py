@@ -666,6 +666,28 @@ class Registry(unittest.TestCase):
         for name in ("lesson", "sweep", "blocks", "perf", "sizes", "placement", "custom"):
             self.assertIn(f"  {name} ", listed)
 
+    def test_list_experiments_gives_each_experiments_cases(self):
+        printed = run("list", "--experiments")
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        experiments = {e["name"]: e for e in json.loads(printed.stdout)["experiments"]}
+        listed = run("list").stdout.decode()
+        self.assertEqual([n for n in experiments if f"  {n} " in listed], list(experiments))
+        self.assertEqual(experiments["lesson"]["sizes"], [67_109_475])  # none named: the lesson's size
+        self.assertEqual(experiments["perf"]["sizes"], [1 << 30])
+        self.assertIn("distinct_1", experiments["perf"]["inputs"])
+        self.assertEqual(experiments["sizes"]["roles"], ["subject", "peer"])
+        self.assertTrue(experiments["sizes"]["gpu_only"])
+        both = run("list", "--experiments", "--json")
+        self.assertEqual(both.returncode, 2)
+
+    def test_list_experiments_gives_the_timing_plan_run_records(self):
+        listed = json.loads(run("list", "--experiments").stdout)["gpu_timing"]
+        with tempfile.TemporaryDirectory() as tmp:
+            out = run("run", "-i", "reference", "--input", "uniform", "-s", "611", "-o", tmp)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            recorded = json.loads(next(pathlib.Path(tmp).glob("*.json")).read_text())["timing"]["gpu"]
+        self.assertEqual(listed, recorded)
+
     def test_run_help_names_the_default_folder_and_every_experiment(self):
         listed = run("list").stdout.decode().split("experiments (--experiment NAME):\n")[1]
         names = [line.split()[0] for line in itertools.takewhile(lambda l: l.startswith("  "), listed.splitlines())]

@@ -143,6 +143,22 @@ def check_result_path_whatever_it_holds():
                f"./dev study should make the appendix of {saved!r}, not {made!r}", study)
 
 
+def check_peers_from_the_caller():
+    """./dev peers runs tools/peers.py in the caller's folder, with the build's histostudy, in PEERS_PYTHON."""
+    with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
+        (pathlib.Path(build) / "build.ninja").write_text("")   # a build with nothing to do
+        (pathlib.Path(build) / "histostudy").write_text("#!/bin/sh\n")
+        (pathlib.Path(build) / "histostudy").chmod(0o755)
+        python = pathlib.Path(here) / "python"
+        python.write_text('#!/bin/sh\npwd\nprintf "%s\\n" "$@"\n')
+        python.chmod(0o755)
+        peers = dev("peers", "-o", "mine", cwd=here, env=dict(os.environ, BUILD_DIR=build, PEERS_PYTHON=str(python)))
+        given = [os.path.realpath(here), str(ROOT / "tools" / "peers.py"), "--histostudy",
+                 os.path.realpath(pathlib.Path(build) / "histostudy"), "-o", "mine"]
+        expect(peers.returncode == 0 and peers.stdout.splitlines() == given,
+               f"./dev peers should run {' '.join(given[1:])} in {here}", peers)
+
+
 def check_audit_whatever_python3_is():
     """./dev audit of two committed runs, as the README has it, works where the python3 on PATH lacks numpy (a
     stand-in that cannot import it): ./dev runs the plots tools with the project's Python."""
@@ -165,6 +181,7 @@ def main():
     check_paths_from_the_caller()
     check_report_tools()
     check_result_path_whatever_it_holds()
+    check_peers_from_the_caller()
     check_audit_whatever_python3_is()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:

@@ -1,0 +1,170 @@
+"""The libraries a reader would reach for: torch.bincount and cupy.bincount against the study's fastest kernel.
+
+A peers run (tools/peers.py, docs/peers.md) times each library's own call on the cases of the `perf` and
+`sizes` experiments, checked and sampled under the study's rules, each library with its A/A control. model()
+sets every peer row beside the study's perf and sizes runs of a GPU of the same name (plots/selection.py picks
+them all), on the same experiment, input, size and cache mode: the subject's GB/s over the peer's (how many
+times faster the study's kernel is) and the peer's GB/s as a percent of the read floor's. The two figures
+compare rows of two runs, each with its own controls: the peer's A/A pair (its median against its control's)
+says whether the peer's figure is stable within its run. peers_tables renders the model; the numbers are all
+computed here. Kernels are found by role (plots/results.py), never by name.
+"""
+from dataclasses import dataclass
+
+from plots import stats
+from plots import table as fmt
+from plots.environment import gpu_name
+from plots.results import Kernel, aa_comparison, is_timed, library_toolchains, primary_gpu_toolchain
+from plots.table import Table
+
+SUBJECT, FLOOR = Kernel("subject"), Kernel("floor")
+EXPERIMENTS = ("perf", "sizes")   # the study's experiments whose cases the peers repeat
+
+
+@dataclass(frozen=True)
+class PeerCase:
+    """One peer row beside the study's rows of the same case."""
+    peer: dict              # the library's row
+    aa: object              # stats.Comparison of its A/A control over it, or None
+    subject: dict           # the study's subject row of the case, or None
+    floor: dict             # the study's read floor row of the case, or None
+    study_run: object       # the run those two come from, or None
+
+    @property
+    def key(self):
+        return _case(self.peer)
+
+    @property
+    def subject_over_peer(self):
+        """The subject's GB/s over the peer's: above 1, the study's kernel is that many times faster."""
+        return self.subject["gbps"] / self.peer["gbps"] if self.subject else None
+
+    @property
+    def pct_of_floor(self):
+        return 100 * self.peer["gbps"] / self.floor["gbps"] if self.floor else None
+
+
+@dataclass(frozen=True)
+class PeersGpu:
+    """A peers run on one GPU, set against the study's runs of a GPU of the same name."""
+    gpu: str
+    run: object                 # the peers run
+    study_runs: list            # the perf and sizes runs of that GPU, [] where there are none
+    libraries: list             # the run's library toolchains, A/A controls aside
+    peers: list                 # the peer implementations, in row order
+    subject: str                # the subject's name in the study's runs, or None
+    floor: str                  # the read floor the peer rows name
+    cases: list                 # [PeerCase], in row order
+    failed: list                # the peer rows (controls too) whose check failed: never timed
+
+    def of(self, experiment):
+        return [c for c in self.cases if c.peer["experiment"] == experiment]
+
+    def case(self, impl, key):
+        return next((c for c in self.cases if c.peer["impl"] == impl and c.key == key), None)
+
+    def values(self, impl, field, experiment):
+        """A PeerCase property over the peer's cases of `experiment`, where measured."""
+        return [getattr(c, field) for c in self.of(experiment)
+                if c.peer["impl"] == impl and getattr(c, field) is not None]
+
+    @property
+    def unmatched(self):
+        """Peer rows the study's runs hold no subject or floor beside."""
+        return [c for c in self.cases if c.subject is None or c.floor is None]
+
+
+def _case(row):
+    return (row["experiment"], row["input"], row["size"])
+
+
+def _sampled_case(row):
+    """The case and the cache mode it was sampled in."""
+    return _case(row) + ((row.get("sampling") or {}).get("cache"),)
+
+
+def _study_row(runs, kernel, peer, impl=None):
+    """(row, run) of `kernel` (or of the implementation `impl`) in the first of `runs` with the peer's case,
+    under the run's own GPU toolchain, sampled as the peer was; (None, None) where none has it."""
+    for run in runs:
+        toolchain = primary_gpu_toolchain(run)
+        for row in run.rows:
+            if (row["toolchain"] == toolchain and is_timed(row) and _sampled_case(row) == _sampled_case(peer)
+                    and (row["impl"] == impl if impl else kernel.picks(row))):
+                return row, run
+    return None, None
+
+
+def gpu_model(run, study_runs):
+    """The PeersGpu of one peers run, against those of `study_runs` measured on a GPU of the same name."""
+    libraries = [tc for tc in run.toolchains(controls=False) if tc in library_toolchains(run)]
+    gpu = gpu_name(run, libraries[0])
+    same_gpu = [r for r in study_runs if primary_gpu_toolchain(r) and gpu_name(r, primary_gpu_toolchain(r)) == gpu]
+    rows = [r for r in run.rows if r["toolchain"] in libraries and r["experiment"] in EXPERIMENTS]
+    cases = []
+    for row in (r for r in rows if is_timed(r)):
+        subject, subject_run = _study_row(same_gpu, SUBJECT, row)
+        floor, floor_run = _study_row([subject_run] if subject_run else same_gpu, FLOOR, row, row["floor_impl"])
+        cases.append(PeerCase(row, aa_comparison(run, row), subject, floor, subject_run or floor_run))
+    subject = next((c.subject["impl"] for c in cases if c.subject), None)
+    failed = [r for r in run.rows if r["toolchain"] in library_toolchains(run) and not r["check"]["passed"]]
+    return PeersGpu(gpu, run, same_gpu, libraries, list(dict.fromkeys(r["impl"] for r in rows)), subject,
+                    rows[0]["floor_impl"] if rows else None, cases, failed)
+
+
+def model(peers_runs, study_runs):
+    """[PeersGpu], one per peers run, in their order."""
+    return [gpu_model(run, study_runs) for run in peers_runs]
+
+
+# ---- the tables --------------------------------------------------------------------------------------------------
+
+def _aa_cell(case):
+    c = case.aa
+    return f"{fmt.ratio(c.ratio, 3)} {c.verdict}" if c else fmt.MISSING
+
+
+def _peer_cells(g, impl, key):
+    c = g.case(impl, key)
+    if c is None:
+        return [fmt.MISSING] * 3
+    return [f"{fmt.number(c.peer['gbps'], 0)} ({fmt.pct(c.pct_of_floor)})", fmt.ratio(c.subject_over_peer, 2),
+            _aa_cell(c)]
+
+
+def cases_table(g, experiment):
+    """One line per case of `experiment`: the floor's and the subject's GB/s, then each peer's."""
+    keys = list(dict.fromkeys(c.key for c in g.of(experiment)))
+    subject, floor = g.subject or SUBJECT.name("cuda"), g.floor or FLOOR.name("cuda")
+    columns = ["input", "bytes", f"{floor} GB/s", f"{subject} GB/s"]
+    for impl in g.peers:
+        columns += [f"{impl} GB/s (% floor)", f"{subject} / {impl}", f"{impl} A/A"]
+    rows = []
+    for key in keys:
+        first = next(c for c in g.of(experiment) if c.key == key)
+        rows.append([key[1], f"{key[2]:,}", fmt.number(first.floor and first.floor["gbps"], 0),
+                     fmt.number(first.subject and first.subject["gbps"], 0)]
+                    + [cell for impl in g.peers for cell in _peer_cells(g, impl, key)])
+    sources = sorted({c.study_run.path for c in g.of(experiment) if c.study_run})
+    notes = [f"{', '.join(g.libraries)} on {g.gpu} (`{g.run.path}`); {floor} and {subject} from "
+             + (", ".join(f"`{p}`" for p in sources) if sources else "no run of this GPU")
+             + ": the same GPU model, input, size and cache mode, measured in another run. GB/s: bytes over the "
+             f"median time; % floor: over {floor}'s GB/s; {subject} / peer: ratio of GB/s (above 1: {subject} is "
+             "faster).",
+             f"A/A: the peer's median against its A/A control's in its own run, with the verdict of its "
+             f"{stats.CONFIDENCE:.0%} bootstrap interval against the band {stats.DEFAULT_BAND:g}x: 'same' says the "
+             "peer's figure is stable within its run."]
+    missing = [c for c in g.unmatched if c.peer["experiment"] == experiment]
+    if missing:
+        notes.append(f"{len(missing)} peer rows have no {subject} or {floor} row of the same case on this GPU: their "
+                     f"ratios are not measurable here.")
+    notes += [f"CHECK FAILED: {r['impl']} ({r['toolchain']}) on {r['input']}, {r['size']:,} bytes: "
+              f"{r['check']['detail']}" for r in g.failed if r["experiment"] == experiment]
+    return Table(f"Library peers, {experiment} cases, on {g.gpu}: GB/s (percent of the read floor) and "
+                 f"{subject}'s speedup ({g.run.name})", columns, rows, notes,
+                 align="l" + "r" * (len(columns) - 1))
+
+
+def peers_tables(models):
+    return [cases_table(g, experiment) for g in models for experiment in EXPERIMENTS if g.of(experiment)
+            or any(r["experiment"] == experiment for r in g.failed)]
