@@ -11,16 +11,13 @@ Every ratio is taken from the medians of the same file. Files are validated agai
 data/schema/count-bench.schema.json; anything wrong raises results.ResultError naming the file.
 """
 import functools
-import json
 import pathlib
 from dataclasses import dataclass
-
-import jsonschema
 
 from plots import table as fmt
 from plots.environment import commit_line, cpu_and_cores
 from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text,
-                           registry_doc)
+                           registry_doc, schema_validator)
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
@@ -91,7 +88,7 @@ class IncompleteBench(LeftOut):
 
 @functools.lru_cache(maxsize=1)
 def _validator():
-    return jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
+    return schema_validator(SCHEMA_PATH)
 
 
 def is_bench_doc(doc):

@@ -6,11 +6,13 @@ Which implementation plays which part is a row's roles: its own, else
 data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
+import importlib.metadata
 import json
 import math
 import os
 import pathlib
 import re
+import warnings
 from dataclasses import dataclass
 
 import jsonschema
@@ -62,9 +64,66 @@ class Run:
         return any(r["backend"] == "cuda" and experiment in (None, r["experiment"]) for r in self.rows)
 
 
+# What drafts 2019-09 and 2020-12 added to draft 7's validation, and what may stand beside a $ref in draft 7, which
+# ignores a $ref's siblings; the subschemas' places, to look for these in keywords and not in property names.
+NEWER_KEYWORDS = {"$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveAnchor", "$recursiveRef", "$vocabulary",
+                  "dependentRequired", "dependentSchemas", "maxContains", "minContains", "prefixItems",
+                  "unevaluatedItems", "unevaluatedProperties"}
+ANNOTATIONS = {"$ref", "$comment", "title", "description", "default", "examples", "deprecated", "readOnly",
+               "writeOnly"}
+SUBSCHEMA = {"items", "additionalItems", "additionalProperties", "contains", "propertyNames", "not", "if", "then",
+             "else"}
+SUBSCHEMA_LISTS = {"allOf", "anyOf", "oneOf"}
+SUBSCHEMA_MAPS = {"properties", "patternProperties", "$defs", "definitions", "dependencies"}
+
+
+def draft7_differences(schema, where="#"):
+    """Where jsonschema's draft 7 validator would judge this 2020-12 schema otherwise: a keyword draft 7 does not
+    know, or a keyword that validates beside a $ref. [] where it judges it alike."""
+    if not isinstance(schema, dict):
+        return []
+    found = [f"{where}/{key}" for key in schema if key in NEWER_KEYWORDS]
+    if "$ref" in schema:
+        found += [f"{where}/{key} beside $ref" for key in schema if key not in ANNOTATIONS]
+    for key, value in schema.items():
+        if key in SUBSCHEMA:
+            found += draft7_differences(value, f"{where}/{key}")
+        elif key in SUBSCHEMA_LISTS and isinstance(value, list):
+            for i, sub in enumerate(value):
+                found += draft7_differences(sub, f"{where}/{key}/{i}")
+        elif key in SUBSCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                found += draft7_differences(sub, f"{where}/{key}/{name}")
+    return found
+
+
+def _named_validator(schema):
+    """The validator class of the draft the schema's $schema names, or None where this jsonschema predates it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # jsonschema 3.2 warns of a draft it lacks, answers 7
+        validator = jsonschema.validators.validator_for(schema, default=None)
+    named = schema.get("$schema", "").rstrip("#")
+    meta = getattr(validator, "META_SCHEMA", {})
+    return validator if meta.get("$id", meta.get("id", "")).rstrip("#") == named else None
+
+
+def schema_validator(path):
+    """A validator for the schema at `path`: of the draft its $schema names; where this jsonschema predates that
+    draft (3.2, Ubuntu 22.04's, knows up to draft 7), draft 7's, where that judges the schema alike."""
+    schema = json.loads(path.read_text())
+    validator = _named_validator(schema)
+    if validator is not None:
+        return validator(schema)
+    differences = draft7_differences(schema)
+    if differences:
+        version = importlib.metadata.version("jsonschema")
+        raise ResultError(path, f"jsonschema {version} cannot read this schema ({differences[0]} needs the draft its "
+                                f"$schema names): pip install 'jsonschema>=4.0'")
+    return jsonschema.Draft7Validator(schema)
+
+
 def _schema_validator():
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return schema_validator(SCHEMA_PATH)
 
 
 def _reject_constant(name):

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """./dev's help (on stdout, and ./dev CMD --help doing nothing else), its
-paths (from the caller's folder), and ./dev where the system's meson is
+paths (from the caller's folder), what ./dev study installs (never LaTeX)
+and its refusal of a numpy older than plots/requirements.txt's floor before
+it measures, and ./dev where the system's meson is
 missing or too old (Ubuntu 22.04 ships 0.61) and where the nlohmann-json
 package is: DEV_MESON=pypi forces the pinned PyPI meson and ninja in
 .deps/venv, DEV_JSON=pypi the pinned PyPI nlohmann-json (into a temporary
@@ -176,8 +178,38 @@ def check_audit_whatever_python3_is():
            "./dev audit of two committed runs with a python3 lacking numpy on PATH", audit)
 
 
+def check_what_study_installs_and_refuses():
+    """./dev study asks apt for the build's and the plots' packages, never LaTeX (./dev deps does: the control), and
+    refuses in one line, before building or measuring, a Python whose numpy is older than plots/requirements.txt's
+    floor (a numpy-1.0.0 dist-info ahead on PYTHONPATH stands in for an old one)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        (tmp / "bin").mkdir()
+        for name in INSTALLERS:
+            (tmp / "bin" / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{tmp}/ran"\n')
+            (tmp / "bin" / name).chmod(0o755)
+        old = tmp / "site" / "numpy-1.0.0.dist-info"
+        old.mkdir(parents=True)
+        (old / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 1.0.0\n")
+        env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"),
+                   VENDOR_INCLUDE=str(tmp / "vendor"), PYTHONPATH=str(tmp / "site"))
+        study = dev("study", "-o", str(tmp / "runs"), env=env)
+        asked = [line for line in (tmp / "ran").read_text().splitlines() if line.startswith("apt-get install")]
+        expect(study.returncode == 2 and study.stderr.splitlines()[-1].startswith("plots: numpy 1.0.0 is older than ")
+               and "-m pip install 'numpy>=" in study.stderr and not (tmp / "build").exists()
+               and not (tmp / "runs").exists(), "./dev study with numpy 1.0.0 should refuse before building", study)
+        expect(len(asked) == 1 and "python3-numpy" in asked[0] and "g++" in asked[0] and "texlive" not in asked[0],
+               f"./dev study should ask apt for the build's and plots' packages, not LaTeX (asked: {asked})", study)
+        (tmp / "ran").unlink()
+        everything = dev("deps", env=env)
+        asked = [line for line in (tmp / "ran").read_text().splitlines() if line.startswith("apt-get install")]
+        expect(len(asked) == 1 and "texlive-latex-base" in asked[0],
+               f"./dev deps should ask apt for LaTeX too (asked: {asked})", everything)
+
+
 def main():
     check_help()
+    check_what_study_installs_and_refuses()
     check_paths_from_the_caller()
     check_report_tools()
     check_result_path_whatever_it_holds()
