@@ -129,11 +129,12 @@ def check_result_path_whatever_it_holds():
     with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
         saved = os.path.join(here, "runs", "odd\nname.json")
         asked = pathlib.Path(here) / "asked"
-        (pathlib.Path(build) / "build.ninja").write_text("")
+        (pathlib.Path(build) / "build.ninja").write_text("build histostudy: phony\n")
         (pathlib.Path(build) / "histostudy").write_text(
             "#!/bin/sh\necho 'result file: decoy.json'\necho 'result file: other.json'\n"
             "printf '%s\\0' \"$SAVED_PATH\" >&3\n")
-        (pathlib.Path(build) / "python3").write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >'{asked}'\n")
+        (pathlib.Path(build) / "python3").write_text(   # its libraries' check passes; the appendix says what it got
+            f"#!/bin/sh\n[ \"$2\" = plots.requirements ] && exit 0\nprintf '%s\\0' \"$@\" >'{asked}'\n")
         for name in ("histostudy", "python3"):
             (pathlib.Path(build) / name).chmod(0o755)
         study = dev("study", cwd=here, env=dict(os.environ, BUILD_DIR=build, SAVED_PATH=saved,
@@ -148,7 +149,7 @@ def check_result_path_whatever_it_holds():
 def check_peers_from_the_caller():
     """./dev peers runs tools/peers.py in the caller's folder, with the build's histostudy, in PEERS_PYTHON."""
     with tempfile.TemporaryDirectory() as here, tempfile.TemporaryDirectory() as build:
-        (pathlib.Path(build) / "build.ninja").write_text("")   # a build with nothing to do
+        (pathlib.Path(build) / "build.ninja").write_text("build histostudy: phony\n")   # nothing to do
         (pathlib.Path(build) / "histostudy").write_text("#!/bin/sh\n")
         (pathlib.Path(build) / "histostudy").chmod(0o755)
         python = pathlib.Path(here) / "python"
