@@ -26,6 +26,14 @@ UNIT_TESTS = ["cpu", "sampling"]
 INSTALLERS = ["dpkg-query", "apt-get", "apt-cache", "sudo", "meson", "ninja", "cp", "python3", "pip"]
 
 
+def stand_in_installers(tmp):
+    """tmp/bin/NAME for each of INSTALLERS: records its command line in tmp/ran and does nothing else."""
+    (tmp / "bin").mkdir()
+    for name in INSTALLERS:
+        (tmp / "bin" / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{tmp}/ran"\n')
+        (tmp / "bin" / name).chmod(0o755)
+
+
 def dev(*args, **kwargs):
     return subprocess.run([ROOT / "dev", *args], capture_output=True, text=True, **kwargs)
 
@@ -55,10 +63,7 @@ def check_help():
     commands = [c for c in re.findall(r"^  \./dev (\w+)", usage.stdout, re.M) if c != "help"]
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        (tmp / "bin").mkdir()
-        for name in INSTALLERS:
-            (tmp / "bin" / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{tmp}/ran"\n')
-            (tmp / "bin" / name).chmod(0o755)
+        stand_in_installers(tmp)
         env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"),
                    VENDOR_INCLUDE=str(tmp / "vendor"))
         bare = dev(env=env, cwd=tmp)
@@ -185,10 +190,7 @@ def check_what_study_installs_and_refuses():
     floor (a numpy-1.0.0 dist-info ahead on PYTHONPATH stands in for an old one)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
-        (tmp / "bin").mkdir()
-        for name in INSTALLERS:
-            (tmp / "bin" / name).write_text(f'#!/bin/sh\necho "{name} $*" >>"{tmp}/ran"\n')
-            (tmp / "bin" / name).chmod(0o755)
+        stand_in_installers(tmp)
         old = tmp / "site" / "numpy-1.0.0.dist-info"
         old.mkdir(parents=True)
         (old / "METADATA").write_text("Metadata-Version: 2.1\nName: numpy\nVersion: 1.0.0\n")

@@ -39,6 +39,7 @@ import time
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 sys.path.insert(1, str(pathlib.Path(__file__).resolve().parent.parent))
 import ncu_csv  # noqa: E402
+import new_file  # noqa: E402
 from plots.counters import roles_registry  # noqa: E402  (stdlib only, as this tool)
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
@@ -344,36 +345,11 @@ def gpu_name(environment):
 
 
 def write_new(dir_path, stem, text):
-    """DIR/STEM.json (STEM-002.json, ... if taken), written whole through a temporary and a hard link, or an
-    exclusive create where the filesystem has no hard links; never over an existing file."""
-    dir_path = pathlib.Path(dir_path)
-    dir_path.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=dir_path)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # as any other file written here, not mkstemp's 0600
+    """DIR/STEM.json (STEM-002.json, ... if taken), never over an existing file (tools/new_file.py)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        for n in range(1, 1000):
-            path = dir_path / (stem + (f"-{n:03d}" if n > 1 else "") + ".json")
-            try:
-                os.link(tmp, path)
-                return path
-            except FileExistsError:
-                continue
-            except OSError:  # no hard links here: exclusive creates
-                try:
-                    with open(path, "x", encoding="utf-8") as f:
-                        f.write(text)
-                    return path
-                except FileExistsError:
-                    continue
-        raise ProfileError(f"{dir_path}: too many profiles named {stem}")
-    finally:
-        os.unlink(tmp)
+        return new_file.write_new(dir_path, stem, text)
+    except FileExistsError as e:
+        raise ProfileError(str(e)) from None
 
 
 def collect(args):

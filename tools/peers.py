@@ -43,7 +43,6 @@ marked incomplete); 2 for a usage error; 130 when interrupted (what was measured
 import argparse
 import dataclasses
 import datetime
-import errno
 import json
 import math
 import os
@@ -56,6 +55,8 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tools"))
+import new_file  # noqa: E402
 try:
     import numpy as np
     from plots.stats import percentile  # numpy's linear interpolation: study/stats.cpp's formula
@@ -785,36 +786,11 @@ def result_stem(device, libs):
 
 
 def write_new_file(directory, stem, text):
-    """directory/stem.json, or stem-002.json, ... where taken: written whole beside it first, then linked into
-    place (never over another file), as histostudy writes its result files (study/files.cpp)."""
-    directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{stem}.", suffix=".tmp", dir=directory)
+    """directory/stem.json (stem-002.json, ... where taken), never over another file (tools/new_file.py)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        linked = True
-        for n in range(1, 1000):
-            path = directory / (stem + (f"-{n:03d}" if n > 1 else "") + ".json")
-            try:
-                if linked:
-                    os.link(tmp, path)
-                else:
-                    with open(path, "x", encoding="utf-8") as f:
-                        f.write(text)
-                return path
-            except FileExistsError:
-                continue
-            except OSError as e:
-                if not linked or e.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP,
-                                                 errno.EOPNOTSUPP):
-                    raise
-                linked = False   # no hard links here: exclusive creates from now on
-        raise PeersError(f"{directory}: too many result files named {stem}")
-    finally:
-        os.unlink(tmp)
+        return new_file.write_new(directory, stem, text)
+    except FileExistsError as e:
+        raise PeersError(str(e)) from None
 
 
 def schema_problem(text, shown):
