@@ -38,7 +38,8 @@ Without a GPU, or where a library does not import, one line says so for each lib
 Exit status: 0 when every entry measured passed its check, or when nothing could run here (no library imports,
 or no GPU: said in one line each, no file written); 1 when an entry failed its check (the file is written, the
 row names the mismatch), histostudy failed, or the run stopped on an error after measuring (the file is written,
-marked incomplete); 2 for a usage error; 130 when interrupted (what was measured is written, marked incomplete).
+marked incomplete); 2 for a usage error; 130 when interrupted by Ctrl-C, SIGTERM or SIGHUP (what was measured is
+written, marked incomplete).
 """
 import argparse
 import dataclasses
@@ -48,6 +49,7 @@ import math
 import os
 import pathlib
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -936,8 +938,8 @@ def measure(args, argv, libs, study, clock):
             measured = measure_case(case, data, reference, libs, plan, clock, common)
             rows += measured
             say(f"[{n}/{len(cases)}] " + "; ".join(progress_words(r) for r in measured))
-    except KeyboardInterrupt:
-        stopped, status = "interrupted (Ctrl-C)", INTERRUPTED
+    except KeyboardInterrupt as e:   # Ctrl-C, or SIGTERM and SIGHUP (stop_on_signals)
+        stopped, status = f"interrupted ({e.args[0] if e.args else 'Ctrl-C'})", INTERRUPTED
     except Exception as e:  # keep every measurement taken: the file says where it stopped
         stopped, status = f"{type(e).__name__}: {first_line(e)}" if not isinstance(e, PeersError) else str(e), FAILED
     if stopped:
@@ -965,10 +967,19 @@ def measure(args, argv, libs, study, clock):
     return status
 
 
+def stop_on_signals():
+    """SIGTERM and SIGHUP (a batch system's time limit, a closed terminal) stop the run as Ctrl-C does, so what
+    was measured is written; returns the handlers they replace."""
+    def stop(number, frame):
+        raise KeyboardInterrupt(signal.Signals(number).name)
+    return {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+
+
 def main(argv=None, libraries=None, study=None, clock=None):
     """tools/peers.py ARGS; a test passes stand-ins for the libraries, the study's binary and the clock."""
     argv = sys.argv[1:] if argv is None else argv
     args = parser().parse_args(argv)
+    before = stop_on_signals()
     try:
         chosen = choose(libraries or [cls() for cls in LIBRARIES], names(args.library))
         libs = open_libraries(chosen, args.device, say)
@@ -988,6 +999,9 @@ def main(argv=None, libraries=None, study=None, clock=None):
     except Exception as e:  # a library failing before any case was measured: one line, not a traceback
         say(f"{type(e).__name__}: {first_line(e)}")
         return FAILED
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 if __name__ == "__main__":

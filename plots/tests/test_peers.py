@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -66,14 +67,14 @@ class PretendEvent:
 class StandIn:
     """numpy.bincount as a library: each call takes the bytes over `gbps` on the pretend GPU (times the next of
     `spread`); `miscount` adds one to that bin, `raises` raises at inputs of that size, `interrupt_after` calls
-    raise KeyboardInterrupt, `unavailable` refuses to open."""
+    raise KeyboardInterrupt, `terminate_after` calls send SIGTERM, `unavailable` refuses to open."""
 
     def __init__(self, library="torch", version="2.5.1+cu124", gbps=500.0, spread=(1.0,), miscount=None, raises=None,
-                 interrupt_after=None, unavailable=None):
+                 interrupt_after=None, unavailable=None, terminate_after=None):
         self.library, self.impl, self.want_version = library, f"{library}_bincount", version
         self.call = f"numpy.bincount(x, minlength=256) (a test's stand-in for {library})"
         self.gbps, self.spread, self.miscount, self.raises = gbps, itertools.cycle(spread), miscount, raises
-        self.interrupt_after, self.unavailable = interrupt_after, unavailable
+        self.interrupt_after, self.unavailable, self.terminate_after = interrupt_after, unavailable, terminate_after
         self.calls, self.flushes, self.gpu = 0, 0, PretendGpu()
 
     def open(self, device):
@@ -99,6 +100,8 @@ class StandIn:
         self.calls += 1
         if self.interrupt_after is not None and self.calls > self.interrupt_after:
             raise KeyboardInterrupt
+        if self.terminate_after is not None and self.calls > self.terminate_after:
+            os.kill(os.getpid(), signal.SIGTERM)
         if self.raises == x.size:
             raise RuntimeError("out of resources (a planted failure)\nsecond line")
         self.gpu.now_ms += x.size / (self.gbps * 1e9) * 1e3 * next(self.spread)
@@ -436,6 +439,14 @@ class Driver(NeedsARun):
         self.assertEqual(run.incomplete, "interrupted (Ctrl-C)")
         self.assertEqual(run.environment["gpu_state_after"], {"unavailable": "not read: the run was interrupted"})
         self.assertEqual({r["size"] for r in run.rows}, {SMALL})   # the first case whole, the second not at all
+
+    def test_a_terminated_run_keeps_what_it_measured(self):
+        once = StandIn()
+        run_peers(self.out / "once", [once], "-e", "sizes", "--size", str(SMALL))
+        status, err, _, files = run_peers(self.out, [StandIn(terminate_after=once.calls + 1)], "-e", "sizes")
+        self.assertEqual(status, 130, err)
+        self.assertEqual(load_run(files[0]).incomplete, "interrupted (SIGTERM)")
+        self.assertEqual({r["size"] for r in load_run(files[0]).rows}, {SMALL})
 
     def test_libraries_that_cannot_run_are_named_and_skipped(self):
         status, err, _, files = run_peers(self.out, [StandIn(unavailable="not importable (planted)"),
