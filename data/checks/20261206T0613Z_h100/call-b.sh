@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The second call on the H100 (same carry as call.sh): every NVRTC release's SASS and PTX (the release matrix,
-# .deps/h200/modules) beside nvcc, the counters profile under Nsight Compute, and the peer libraries (torch,
-# CuPy) on the perf and sizes experiments' inputs where tools/peers.py exists. Runs and the profile come back in
-# runs.tar.gz, the logs in logs.tar.gz.
+# The second call on the H100 (same carry as call-a.sh): every NVRTC release's SASS and PTX (the release matrix,
+# .deps/h200/modules) beside nvcc and the counters profile under Nsight Compute (the peers: call-c.sh). Runs and
+# the profile come back in runs.tar.gz, the logs in logs.tar.gz.
 set -u
 L=$OUT/steps.txt
 step() { local name=$1 t=$2; shift 2; local s; s=$(date +%s.%N)
@@ -10,7 +9,6 @@ step() { local name=$1 t=$2; shift 2; local s; s=$(date +%s.%N)
   echo "$(date -u +%T) $name rc=$rc $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $s}")s: $*" >>"$L"; }
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$L" 2>&1
 step build 200 env OUT="$OUT/s" tools/h200_run.sh unpack build
-[ -f tools/peers.py ] && step peers 200 env OUT="$OUT/s" python3 tools/peers.py --histostudy build-gpu/histostudy -o "$OUT/s"
 step matrix 200 env OUT="$OUT/s" tools/h200_run.sh matrix
 step profile 200 env OUT="$OUT/s" tools/h200_run.sh profile
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem,temperature.gpu --format=csv >>"$L" 2>&1
