@@ -1,7 +1,6 @@
 #include "study/results.hpp"
 
 #include <cctype>
-#include <cstdio>
 
 #include "study/files.hpp"
 #include "study/printable.hpp"
