@@ -21,7 +21,7 @@ from plots import stats
 from plots import table as fmt
 from plots.environment import commit_line, cpu_and_cores
 from plots.results import (DATA, REGISTRY_SHOWN, ResultError, agree, check_schema, check_version, parse_json,
-                           read_text, registry_doc)
+                           path_text, read_text, registry_doc)
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
@@ -138,7 +138,7 @@ def gbps_contradiction(doc):
 
 def load_bench(path, shown=None):
     """Reads and validates one count-bench file."""
-    shown = str(shown or path)
+    shown = path_text(shown or path)
     return parse_bench(shown, parse_json(shown, read_text(path, shown)))
 
 

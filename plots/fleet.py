@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 from plots import cli, output, stats
 from plots import table as fmt
-from plots.results import (ResultError, aa_comparison, case_key, is_control, is_timed, load_run, policy_label,
-                           run_order_key)
+from plots.results import (ResultError, aa_comparison, case_key, is_control, is_timed, load_run, path_text,
+                           policy_label, run_order_key)
 from plots.environment import cpu_name
 from plots.table import Table
 
@@ -99,9 +99,9 @@ def result_paths(targets):
     found = []
     for target in map(pathlib.Path, targets):
         if target.is_dir():
-            found += [(p, str(p)) for p in sorted(target.rglob("*.json")) if p.is_file()]
+            found += [(p, path_text(p)) for p in sorted(target.rglob("*.json")) if p.is_file()]
         else:
-            found.append((target, str(target)))
+            found.append((target, path_text(target)))
     return found
 
 
@@ -306,7 +306,7 @@ def failed_lines(parts):
 def report(parts, problems, targets, band=stats.DEFAULT_BAND):
     groups = by_run_id(parts)
     out = ["# Fleet report", "",
-           f"Made by `python3 -m plots.fleet {' '.join(targets)}` from {len(parts)} result files "
+           f"Made by `python3 -m plots.fleet {' '.join(map(path_text, targets))}` from {len(parts)} result files "
            f"({plural(len(groups) - (NO_RUN_ID in groups), 'run')}).", ""]
     for run_id, run_parts in groups.items():
         if run_id is NO_RUN_ID:
@@ -354,7 +354,7 @@ def main(argv=None):
     for line in problems:
         print(f"fleet: {line}", file=sys.stderr)
     if not parts:
-        print(f"fleet: no result file could be read in {' '.join(args.targets)}", file=sys.stderr)
+        print(f"fleet: no result file could be read in {' '.join(map(path_text, args.targets))}", file=sys.stderr)
         return 2
     text = report(parts, problems, args.targets, args.band)
     status = write_report(text, args.output, args.force)

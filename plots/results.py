@@ -119,9 +119,16 @@ def _finite_float(text):
 
 def parse_json(path, text):
     """The JSON document of a histostudy file; NaN and Infinity (or a number beyond a double), which no
-    histostudy writes, are refused, and so is nesting too deep for Python's parser."""
+    histostudy writes, are refused, and so are a lone UTF-16 surrogate (\\udcff) and nesting too deep for
+    Python's parser."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        if "\\u" in text:   # an escape may stand for half a UTF-16 pair, which no report can print
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        return doc
+    except UnicodeEncodeError as e:
+        raise ResultError(path, f"holds a string that is not text ({e.object[e.start:e.end]!a} is half a "
+                                "UTF-16 pair)") from None
     except ValueError as e:
         raise ResultError(path, f"not valid JSON, or truncated ({e})") from None
     except RecursionError:
@@ -259,8 +266,8 @@ def floor_contradiction(floors, row):
 
 def load_run(path, shown=None):
     """Reads and validates one result file; raises ResultError naming it
-    (as `shown`, e.g. 'data/runs/X.json', when given)."""
-    shown = str(shown or path)
+    (as `shown`, e.g. 'data/runs/X.json', when given; a name that is not UTF-8 escaped, as path_text does)."""
+    shown = path_text(shown or path)
     return Run(shown, _parsed(shown, read_text(path, shown)))
 
 

@@ -289,6 +289,21 @@ class Streams(unittest.TestCase):
                 self.assertTrue(all(line.startswith(f"{name}: ") for line in err.splitlines()), err)
 
 
+class Names(unittest.TestCase):
+    def test_a_file_name_that_is_not_utf8_is_shown_escaped_by_every_tool(self):
+        run = fixtures.real_run_path()
+        if run is None:
+            self.skipTest("no run in data/runs")
+        with tempfile.TemporaryDirectory() as tmp:
+            odd = os.path.join(os.fsencode(tmp), b"run \xff.json")
+            shutil.copyfile(run, odd)
+            for args in (("audit", odd, odd), ("lesson", odd), ("fleet", odd)):
+                with self.subTest(args[0]):
+                    out = tool(*(os.fsdecode(a) for a in args))
+                    self.assertIn(out.returncode, (0, 1), out.stderr)
+                    self.assertIn("run \\xff.json", out.stdout)
+
+
 class Signals(unittest.TestCase):
     def test_sigterm_during_an_appendix_leaves_nothing_beside_its_folder(self):
         run = fixtures.real_run_path()

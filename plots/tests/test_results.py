@@ -112,6 +112,14 @@ class Malformed(unittest.TestCase):
                 self.assert_rejected(self.write("edited.json", json.dumps(doc)), f"contradicts itself: {where}{words}")
         load_run(self.write("whole.json", json.dumps(gpu)))   # as written, it agrees with itself
 
+    def test_a_string_that_is_half_a_utf16_pair_is_refused(self):
+        self.doc["environment"]["host"]["hostname"] = "node\udcff"   # json.dumps writes it as the escape \udcff
+        self.assert_rejected(self.write("half.json", json.dumps(self.doc)),
+                             "holds a string that is not text ('\\udcff' is half a UTF-16 pair)")
+        self.doc["environment"]["host"]["hostname"] = "node\U0001f600"   # a whole pair, \ud83d\ude00, is text
+        self.assertEqual(load_run(self.write("pair.json", json.dumps(self.doc))).environment["host"]["hostname"],
+                         "node\U0001f600")
+
     def test_every_committed_run_agrees_with_itself(self):
         for path in sorted(fixtures.RUNS.glob("*.json")):
             self.assertIsNone(results.first_contradiction(json.loads(path.read_text())), path)
