@@ -67,6 +67,11 @@ class Malformed(unittest.TestCase):
         self.doc["rows"][0]["summary_ms"]["median"] = "fast"
         self.assert_rejected(self.write("type.json", json.dumps(self.doc)), "rows[0].summary_ms.median")
 
+    def test_a_file_of_100000_wrong_rows_is_refused_from_its_first_problems(self):
+        self.doc["rows"] = [1.0] * 100_000   # every one a problem: collecting them all took a minute
+        self.assert_rejected(self.write("many.json", json.dumps(self.doc)),
+                             "rows[0]: 1.0 is not of type 'object' (and at least 99 more problems)")
+
     def test_non_standard_constants(self):
         text = json.dumps(self.doc).replace('"gbps": ', '"gbps": NaN, "x": ', 1)
         self.assert_rejected(self.write("nan.json", text), "NaN")
