@@ -27,11 +27,16 @@ REGISTRY_PATH = DATA / "registry.json"   # the implementations' roles (data/sche
 
 
 class ResultError(Exception):
-    """A result file that cannot be used; the message names the file."""
+    """A result file that cannot be used; the message names the file, in one line whatever the file holds."""
 
     def __init__(self, path, problem):
-        super().__init__(f"{path}: {problem}")
+        super().__init__(one_line(f"{path}: {problem}"))
         self.path, self.problem = str(path), problem
+
+
+def one_line(text):
+    """`text` with every character that is not printable (a newline, a control, half a UTF-16 pair) escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,15 @@ class Malformed(unittest.TestCase):
         self.assertEqual(load_run(self.write("pair.json", json.dumps(self.doc))).environment["host"]["hostname"],
                          "node\U0001f600")
 
+    def test_a_blank_name_is_refused_and_a_name_of_two_lines_named_in_one(self):
+        self.doc["rows"][0]["toolchain"] = " "   # audit pairs toolchains by their first word
+        self.assert_rejected(self.write("blank.json", json.dumps(self.doc)), "rows[0].toolchain: ' ' does not match")
+        self.doc["rows"][0].update(toolchain="cpu", impl="two\nlines", gbps=1e300)
+        with self.assertRaises(ResultError) as caught:
+            load_run(self.write("lines.json", json.dumps(self.doc)))
+        self.assertEqual(len(str(caught.exception).splitlines()), 1, caught.exception)
+        self.assertIn("rows[0] (two\\nlines on ", str(caught.exception))
+
     def test_every_committed_run_agrees_with_itself(self):
         for path in sorted(fixtures.RUNS.glob("*.json")):
             self.assertIsNone(results.first_contradiction(json.loads(path.read_text())), path)
