@@ -368,17 +368,13 @@ def main(argv=None):
 def write_report(text, out, force):
     """The report to standard output, to the file `out` or into the folder `out` (plots/output.py: an existing
     file only with --force, a folder only where all of it is an earlier report's); the exit status, 0 where
-    written."""
-    if not out:
-        output.write_stdout(text)
-        return 0
-    if out.endswith(("/", os.sep)) or pathlib.Path(out).is_dir():
+    written. Raises OutputError."""
+    if out and (out.endswith(("/", os.sep)) or pathlib.Path(out).is_dir()):
         return output.render("fleet", out, lambda folder: (folder / REPORT).write_text(text, encoding="utf-8"), 2)[0]
-    try:
+    if out:
         output.write_file(out, text, replace=force)
-    except output.OutputError as e:
-        print(f"fleet: {e}", file=sys.stderr)
-        return 2
+    else:
+        output.write_stdout(text)
     return 0
 
 
