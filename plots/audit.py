@@ -29,9 +29,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from plots import stats
+from plots import cli, stats
 from plots import table as fmt
 from plots.environment import commit_line, differences, gpu_line, show
+from plots.output import OutputError, write_stdout
 from plots.results import (ResultError, aa_comparison, case_key, cuda_version, is_control, is_timed, load_run,
                            module_entry, policy_label)
 from plots.table import Table
@@ -450,15 +451,6 @@ def incomplete_warnings(plan):
             "rows it measured before are compared" for run in runs if run.incomplete]
 
 
-def write(lines, stream):
-    """Writes the report; a reader that closed the pipe ends it quietly."""
-    try:
-        stream.write("\n".join(lines) + "\n")
-        stream.flush()
-    except BrokenPipeError:
-        sys.stdout = None  # nothing more reaches the closed pipe, not even at exit
-
-
 def main(argv=None):
     args = parser().parse_args(argv)
     scope = Scope(names(args.impl), names(args.input), names(args.experiment), names(args.toolchain))
@@ -471,12 +463,12 @@ def main(argv=None):
     for warning in incomplete_warnings(plan):
         print(warning, file=sys.stderr)
     try:
-        write(lines, sys.stdout)
-    except OSError as e:
-        print(f"audit: cannot write the report ({e.strerror or e}); its verdict was exit {status}", file=sys.stderr)
+        write_stdout("\n".join(lines) + "\n")
+    except OutputError as e:
+        print(f"audit: {e}; its verdict was exit {status}", file=sys.stderr)
         return UNUSABLE
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("audit", main))

@@ -14,10 +14,11 @@ import functools
 import pathlib
 from dataclasses import dataclass
 
+from plots import stats
 from plots import table as fmt
 from plots.environment import commit_line, cpu_and_cores
-from plots.results import (DATA, REGISTRY_SHOWN, ResultError, check_schema, check_version, parse_json, read_text,
-                           registry_doc, schema_validator)
+from plots.results import (DATA, REGISTRY_SHOWN, ResultError, agree, check_schema, check_version, parse_json,
+                           path_text, read_text, registry_doc, schema_validator)
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
@@ -107,6 +108,9 @@ def parse_bench(shown, doc):
     if "incomplete" in doc:
         raise IncompleteBench(shown, f"incomplete: count-bench stopped on an error ({doc['incomplete']['error']}); "
                                      "its samples are kept, but no verdict is drawn from them")
+    contradiction = gbps_contradiction(doc)
+    if contradiction:
+        raise ResultError(shown, f"contradicts itself: {contradiction}")
     names = [e["name"] for e in doc["entries"]]
     wanted = [COUNT, doc["floor"]["entry"], again(doc["floor"]["entry"]), doc["reads_alone"]["entry"]]
     wanted += [doc["counting_alone"]["entry"]] if "counting_alone" in doc else []
@@ -116,9 +120,22 @@ def parse_bench(shown, doc):
     return Bench(shown, doc)
 
 
+def gbps_contradiction(doc):
+    """'entries[2] (count): gbps.median is ...' where an entry's GB/s summary is not what its samples and the
+    file's bytes give (study/count_bench.cpp: each sample's bytes / seconds / 1e9), else None."""
+    for n, entry in enumerate(doc["entries"]):
+        rates = [doc["file"]["bytes"] / s / 1e9 for s in entry["samples_s"]]
+        for key, pct in (("median", 50), ("p10", 10), ("p90", 90)):
+            rate = stats.percentile(rates, pct)
+            if not agree(entry["gbps"][key], rate):
+                return f"entries[{n}] ({entry['name']}): gbps.{key} is {entry['gbps'][key]!r}, but its " \
+                       f"{len(rates)} samples_s of {doc['file']['bytes']:,} bytes give {rate:.6g}"
+    return None
+
+
 def load_bench(path, shown=None):
     """Reads and validates one count-bench file."""
-    shown = str(shown or path)
+    shown = path_text(shown or path)
     return parse_bench(shown, parse_json(shown, read_text(path, shown)))
 
 

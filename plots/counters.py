@@ -18,6 +18,7 @@ import statistics
 import sys
 from dataclasses import dataclass
 
+from plots import cli, output
 from plots import table as fmt
 from plots.document import Heading, Para, TableBlock, markdown
 from plots.table import Table
@@ -783,7 +784,7 @@ def main(argv=None):
         out = "\n".join(b.table.text() if isinstance(b, TableBlock) else getattr(b, "text", "") for b in blocks)
     else:
         out = markdown(blocks)
-    print(out)
+    output.write_stdout(out + "\n")
     failed = failures(counted)
     if failed:
         print(f"counters: {len(failed)} declarations disagree with their counters", file=sys.stderr)
@@ -791,4 +792,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("counters", main))

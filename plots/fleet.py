@@ -1,6 +1,6 @@
 """The fleet report: one run on many GPUs (or Slurm tasks), device beside device.
 
-    python3 -m plots.fleet DIR_OR_FILE... [-o REPORT.md] [--band 1.05]
+    python3 -m plots.fleet DIR_OR_FILE... [-o REPORT.md [--force] | -o FOLDER/] [--band 1.05]
 
 Reads every result file under the folders named (recursively) and groups them
 by run id: `histostudy run --device all` gives each GPU's file the same id,
@@ -26,23 +26,28 @@ and fastest are picked after the fact, so with many devices "differ" near the
 band's edge is to be read with care.
 
 Files without a run id are listed and left out: they were not measured as one
-run. A file that cannot be read is named on standard error and in the report;
-the exit status is then 1 (2 when nothing could be read).
+run. A file that cannot be read (malformed, nested too deep, or contradicting
+itself) is named on standard error and in the report, and left out; the exit
+status is then 1 (2 when nothing could be read, or the report cannot be
+written). -o writes a new file (an existing one only with --force), or fleet.md
+into a folder swapped in whole with its SHA256SUMS (plots/output.py).
 """
 import argparse
+import os
 import pathlib
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
 
-from plots import stats
+from plots import cli, output, stats
 from plots import table as fmt
-from plots.results import (ResultError, aa_comparison, case_key, is_control, is_timed, load_run, policy_label,
-                           run_order_key)
+from plots.results import (ResultError, aa_comparison, case_key, is_control, is_timed, load_run, path_text,
+                           policy_label, run_order_key)
 from plots.environment import cpu_name
 from plots.table import Table
 
 NO_RUN_ID = None
+REPORT = "fleet.md"   # the report's name in an -o folder
 
 
 @dataclass(frozen=True)
@@ -94,9 +99,9 @@ def result_paths(targets):
     found = []
     for target in map(pathlib.Path, targets):
         if target.is_dir():
-            found += [(p, str(p)) for p in sorted(target.rglob("*.json")) if p.is_file()]
+            found += [(p, path_text(p)) for p in sorted(target.rglob("*.json")) if p.is_file()]
         else:
-            found.append((target, str(target)))
+            found.append((target, path_text(target)))
     return found
 
 
@@ -301,7 +306,7 @@ def failed_lines(parts):
 def report(parts, problems, targets, band=stats.DEFAULT_BAND):
     groups = by_run_id(parts)
     out = ["# Fleet report", "",
-           f"Made by `python3 -m plots.fleet {' '.join(targets)}` from {len(parts)} result files "
+           f"Made by `python3 -m plots.fleet {' '.join(map(path_text, targets))}` from {len(parts)} result files "
            f"({plural(len(groups) - (NO_RUN_ID in groups), 'run')}).", ""]
     for run_id, run_parts in groups.items():
         if run_id is NO_RUN_ID:
@@ -334,7 +339,10 @@ def band_value(text):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m plots.fleet", description=__doc__.split("\n\n")[0])
     parser.add_argument("targets", nargs="+", metavar="DIR_OR_FILE", help="result files, or folders of them")
-    parser.add_argument("-o", "--output", help="write the Markdown report here (default: standard output)")
+    parser.add_argument("-o", "--output", help=f"write the Markdown report to this new file, or as {REPORT} into "
+                                               "this folder (an existing one, or one ending in /) (default: "
+                                               "standard output)")
+    parser.add_argument("-f", "--force", action="store_true", help="-o FILE: replace an existing file")
     parser.add_argument("--band", type=band_value, default=stats.DEFAULT_BAND,
                         help=f"devices within this ratio agree (default {stats.DEFAULT_BAND})")
     args = parser.parse_args(argv)
@@ -346,23 +354,29 @@ def main(argv=None):
     for line in problems:
         print(f"fleet: {line}", file=sys.stderr)
     if not parts:
-        print(f"fleet: no result file could be read in {' '.join(args.targets)}", file=sys.stderr)
+        print(f"fleet: no result file could be read in {' '.join(map(path_text, args.targets))}", file=sys.stderr)
         return 2
     text = report(parts, problems, args.targets, args.band)
+    status = write_report(text, args.output, args.force)
+    if status:
+        return status
     if args.output:
-        write_atomically(pathlib.Path(args.output), text)
         print(f"fleet: {args.output}: {len(parts)} result files", file=sys.stderr)
-    else:
-        sys.stdout.write(text)
     return 1 if problems else 0
 
 
-def write_atomically(path, text):
-    """Writes `text` through a temporary beside `path`, renamed into place: a reader never sees half a report."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+def write_report(text, out, force):
+    """The report to standard output, to the file `out` or into the folder `out` (plots/output.py: an existing
+    file only with --force, a folder only where all of it is an earlier report's); the exit status, 0 where
+    written. Raises OutputError."""
+    if out and (out.endswith(("/", os.sep)) or pathlib.Path(out).is_dir()):
+        return output.render("fleet", out, lambda folder: (folder / REPORT).write_text(text, encoding="utf-8"), 2)[0]
+    if out:
+        output.write_file(out, text, replace=force)
+    else:
+        output.write_stdout(text)
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("fleet", main))

@@ -3,6 +3,8 @@ run on one GPU under the study's controls (`--toolchain nvcc,modules:DIR`).
 
     python3 -m plots.history RUN.json [--codegen data/codegen] [-o DIR]
 
+-o DIR: the figure also into DIR, which must be new, empty or an earlier -o DIR (plots/output.py).
+
 For every kernel x input and each kind of code (the release's own SASS, and its
 PTX compiled by the driver), the time of every release relative to the oldest,
 and a step detector: a step is a release whose time differs from the release
@@ -17,7 +19,7 @@ import pathlib
 import sys
 from dataclasses import dataclass, field
 
-from plots import codegen, figures, selection, stats
+from plots import cli, codegen, figures, output, selection, stats
 from plots import table as fmt
 from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, module_entry, policy_label
 from plots.table import Table
@@ -189,23 +191,26 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m plots.history", description=__doc__.split("\n\n")[0])
     parser.add_argument("run", help="a result file of `histostudy run --toolchain nvcc,modules:DIR`")
     parser.add_argument("--codegen", default="data/codegen", help="the codegen audit folder")
-    parser.add_argument("-o", "--out-dir", type=pathlib.Path, help="also write the figure here")
+    parser.add_argument("-o", "--out-dir", type=pathlib.Path,
+                        help="also write the figure into this folder, swapped in whole (plots/output.py)")
     args = parser.parse_args(argv)
     try:
         run = load_run(args.run)
+        if not selection.is_matrix_run(run):
+            raise ResultError(args.run, "holds timed rows of fewer than three releases' modules "
+                                        "(--toolchain modules:DIR)")
+        h = model(run, codegen.load_audit(args.codegen), codegen.ptx_hashes(args.codegen))
     except ResultError as e:
         print(f"history: {e}", file=sys.stderr)
         return 2
-    if not selection.is_matrix_run(run):
-        print(f"history: {args.run}: holds fewer than three releases' modules (--toolchain modules:DIR)",
-              file=sys.stderr)
-        return 2
-    h = model(run, codegen.load_audit(args.codegen), codegen.ptx_hashes(args.codegen))
-    print(history_table(h).text())
     if args.out_dir:
-        figures.both_widths(history_figure, h, args.out_dir, "history")
+        status, _ = output.render("history", args.out_dir,
+                                  lambda folder: figures.both_widths(history_figure, h, folder, "history"), 2)
+        if status:
+            return status
+    output.write_stdout(history_table(h).text() + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("history", main))

@@ -7,7 +7,7 @@ found by their roles (plots/results.py), never by name.
 """
 from dataclasses import dataclass
 
-from plots import placement
+from plots import cli, placement
 from plots import table as fmt
 from plots.published import lesson_name
 from plots.results import (Kernel, busiest_pct, conditions, defined_by, is_control, is_timed, median_ms,
@@ -241,6 +241,7 @@ def main(argv=None):
     import pathlib
     import sys
 
+    from plots.output import write_stdout
     from plots.published import load_published
     from plots.results import ResultError, load_run
     parser = argparse.ArgumentParser(prog="python3 -m plots.lesson", description=main.__doc__)
@@ -258,9 +259,9 @@ def main(argv=None):
         return 2
     placed = placement.model(run) if run.has_gpu_rows(placement.EXPERIMENT) else None
     tables = lesson_tables(model(run, published, placed))
-    print("\n".join(t.latex() if args.latex else t.markdown() for t in tables))
+    write_stdout("\n".join(t.latex() if args.latex else t.markdown() for t in tables) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(cli.guarded("lesson", main))

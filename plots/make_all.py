@@ -7,21 +7,18 @@ every other file in data/runs/ is ignored. It writes appendix.md and appendix.te
 Markdown and LaTeX fragments under tables/, its figures under figures/, and the reports under reports/. A
 manifest line that names a missing, malformed, incomplete or unfitting run, or a superseded.csv that lists a
 run that is not there, stops the build with a message that names it (exit status 1). The files are written into a
-new folder beside the --out folder that replaces it once complete: a failed or interrupted build (Ctrl-C, exit
-status 130) leaves it as it was. It must be new, empty or an earlier output (nothing but appendix.md, appendix.tex,
-tables/, figures/ and reports/); where it is not, or nothing can be written beside it, nothing is made (exit status
-2). On a terminal, a line says what is being made.
+new folder beside the --out folder that replaces it once complete, with SHA256SUMS listing every file: a failed or
+interrupted build (Ctrl-C, exit status 130; SIGTERM 143) leaves it as it was. It must be new, empty or an earlier
+output that SHA256SUMS vouches for, every file listed and unchanged (plots/output.py); where it is not, or it
+cannot be written, nothing is made (exit status 2). On a terminal, a line says what is being made.
 """
 import argparse
-import contextlib
 import csv
 import os
 import pathlib
-import shutil
 import sys
-import tempfile
 
-from plots import appendix, codegen, counters, document, figures, history, models, reports, selection
+from plots import appendix, cli, codegen, counters, document, figures, history, models, output, reports, selection
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
 from plots.results import ResultError
 
@@ -109,9 +106,6 @@ def figure_models(m):
     return {name: (draw, model) for name, (draw, model) in found.items() if model}
 
 
-OUTPUT_NAMES = {"appendix.md", "appendix.tex", "tables", "reports", "figures"}   # what write_paper writes
-
-
 def write_paper(study, out_dir, command, files):
     """appendix.md/.tex, tables/, figures/ and reports/ under out_dir, from the Study's models (computed once);
     returns the paths written."""
@@ -140,77 +134,16 @@ def make_all(data_dir, out_dir):
     return write_paper(study, out_dir, COMMAND, data_files(study, f"{pathlib.Path(data_dir).name}/published/"))
 
 
-class OutputError(Exception):
-    """An output folder that cannot be replaced; the message names it."""
-
-
-def earlier_output(folder):
-    """Whether `folder` holds nothing but what write_paper writes: the only folders replacing() replaces, so that
-    -o runs/ or -o ~ never loses a file."""
-    return all(p.name in OUTPUT_NAMES for p in folder.iterdir())
-
-
-def work_folder(out_dir, shown):
-    """A new hidden folder beside out_dir, once out_dir is known to be one replacing() may replace."""
-    try:
-        if out_dir.exists() and not out_dir.is_dir():
-            raise OutputError(f"{shown}: exists and is not a folder")
-        if out_dir.exists() and not earlier_output(out_dir):
-            raise OutputError(f"{shown}: holds other files than an earlier output's, and the output replaces the "
-                              "folder as a whole: name a new or empty folder")
-        if out_dir.exists() and not os.access(out_dir, os.W_OK):
-            raise OutputError(f"{shown}: cannot be replaced (not writable)")
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        return pathlib.Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
-    except OSError as e:
-        raise OutputError(f"{shown}: cannot write there ({e.strerror})") from None
-
-
-@contextlib.contextmanager
-def replacing(out_dir):
-    """A new folder beside out_dir to write into, which replaces out_dir (the folder a link names) once the block
-    completes; where the block fails or is interrupted it is removed and out_dir is left as it was. Raises
-    OutputError, before the block runs, where out_dir cannot be replaced."""
-    target = pathlib.Path(out_dir).resolve()
-    work = work_folder(target, out_dir)
-    new, old = work / "new", work / "old"
-    try:
-        new.mkdir()
-        yield new
-        if target.exists():
-            os.replace(target, old)
-        os.replace(new, target)
-    finally:
-        if old.exists() and not target.exists():   # interrupted between the two
-            os.replace(old, target)
-        shutil.rmtree(work)
-
-
-def render(tool, out_dir, make, data_status):
-    """(exit status, make(folder)), the folder replacing out_dir once make completes; where out_dir cannot be
-    replaced (2), the data is unusable (data_status) or Ctrl-C stops it (130), (status, None), one line on
-    stderr and out_dir as it was."""
-    try:
-        with replacing(out_dir) as new:
-            return 0, make(new)
-    except (OutputError, ResultError) as e:
-        print(f"{tool}: {e}", file=sys.stderr)
-        return 2 if isinstance(e, OutputError) else data_status, None
-    except KeyboardInterrupt:
-        print(f"{tool}: interrupted: nothing written", file=sys.stderr)
-        return 130, None
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python3 -m plots.make_all", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=pathlib.Path, default=REPO / "data", help="the data directory (default: data/)")
     parser.add_argument("--out", type=pathlib.Path, default=REPO / "paper", help="where to write (default: paper/)")
     args = parser.parse_args(argv)
-    status, written = render("make_all", args.out, lambda out: make_all(args.data, out), 1)
+    status, written = output.render("make_all", args.out, lambda out: make_all(args.data, out), 1, [ResultError])
     if not status:
         print(f"make_all: wrote {len(written)} files under {args.out}", file=sys.stderr)
     return status
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("make_all", main))

@@ -8,16 +8,17 @@ the newest of them that fits it; incomplete runs and runs without the study's co
 named on stderr. The study's own runs (data/paper-runs.csv) stand beside yours in the lesson table, the sweep
 and the claims. Written to DIR (default runs/appendix/): appendix.md, appendix.tex, tables/, figures/ and
 reports/, as ./dev paper writes paper/, into a new folder beside DIR that replaces it once complete (DIR must be
-new, empty or an earlier appendix). DIR may not be paper/ or inside it: the committed paper is never touched.
-Exit status 2 for unusable files or arguments, 130 when interrupted (Ctrl-C: DIR as it was), 0 otherwise.
+new, empty or an earlier appendix whose SHA256SUMS vouches for every file in it: a file of yours there is never
+lost). DIR may not be paper/ or inside it: the committed paper is never touched. Exit status 2 for unusable files,
+arguments or output, 130 when interrupted (Ctrl-C; SIGTERM 143: DIR as it was), 0 otherwise.
 """
 import argparse
 import os
 import pathlib
 import sys
 
-from plots import count_bench, make_all, selection
-from plots.results import load_run, parse_json, path_text, read_text
+from plots import cli, count_bench, make_all, output, selection
+from plots.results import ResultError, load_run, parse_json, path_text, read_text
 
 REPO = make_all.REPO
 USER_RUNS = REPO / "runs"
@@ -87,7 +88,8 @@ def main(argv=None):
     paths = run_paths(args.runs)
     if not paths:
         parser.error("no result files given and none in runs/ or runs/count-bench/: run ./dev study first")
-    status, made = make_all.render("own_appendix", args.out, lambda into: write_appendix(paths, args.out, into), 2)
+    status, made = output.render("own_appendix", args.out, lambda into: write_appendix(paths, args.out, into), 2,
+                                 [ResultError])
     if status:
         return status
     written, left_out = made
@@ -98,4 +100,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli.guarded("own_appendix", main))

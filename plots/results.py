@@ -7,6 +7,7 @@ data/registry.json's (roles, Kernel); no module names a kernel to find it.
 """
 import functools
 import importlib.metadata
+import itertools
 import json
 import math
 import os
@@ -16,6 +17,7 @@ import warnings
 from dataclasses import dataclass
 
 import jsonschema
+import numpy as np
 
 from plots import stats
 
@@ -27,11 +29,16 @@ REGISTRY_PATH = DATA / "registry.json"   # the implementations' roles (data/sche
 
 
 class ResultError(Exception):
-    """A result file that cannot be used; the message names the file."""
+    """A result file that cannot be used; the message names the file, in one line whatever the file holds."""
 
     def __init__(self, path, problem):
-        super().__init__(f"{path}: {problem}")
+        super().__init__(one_line(f"{path}: {problem}"))
         self.path, self.problem = str(path), problem
+
+
+def one_line(text):
+    """`text` with every character that is not printable (a newline, a control, half a UTF-16 pair) escaped."""
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 @dataclass(frozen=True)
@@ -146,12 +153,17 @@ def check_version(path, doc, key, known):
                                 f"{known}): update histostudy to read it")
 
 
+# Problems looked at, at most: each costs half a millisecond, and a file of 100,000 wrong rows took a minute.
+MAX_PROBLEMS = 100
+
+
 def check_schema(path, doc, validator, what):
     """Refuses a document that breaks its schema, naming the first problem's field."""
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    errors = sorted(itertools.islice(validator.iter_errors(doc), MAX_PROBLEMS), key=lambda e: list(e.absolute_path))
     if errors:
         first = jsonschema.exceptions.best_match(errors)
-        more = f" (and {len(errors) - 1} more problems)" if len(errors) > 1 else ""
+        count = f"{'at least ' if len(errors) == MAX_PROBLEMS else ''}{len(errors) - 1}"
+        more = f" (and {count} more problems)" if len(errors) > 1 else ""
         raise ResultError(path, f"does not follow the {what} schema at {_where(first)}: {first.message}{more}")
 
 
@@ -177,9 +189,16 @@ def _finite_float(text):
 
 def parse_json(path, text):
     """The JSON document of a histostudy file; NaN and Infinity (or a number beyond a double), which no
-    histostudy writes, are refused, and so is nesting too deep for Python's parser."""
+    histostudy writes, are refused, and so are a lone UTF-16 surrogate (\\udcff) and nesting too deep for
+    Python's parser."""
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        doc = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        if "\\u" in text:   # an escape may stand for half a UTF-16 pair, which no report can print
+            json.dumps(doc, ensure_ascii=False).encode("utf-8")
+        return doc
+    except UnicodeEncodeError as e:
+        raise ResultError(path, f"holds a string that is not text ({e.object[e.start:e.end]!a} is half a "
+                                "UTF-16 pair)") from None
     except ValueError as e:
         raise ResultError(path, f"not valid JSON, or truncated ({e})") from None
     except RecursionError:
@@ -198,6 +217,9 @@ def parse_run(path, text):
     bad_time = first_bad_time(doc)
     if bad_time:
         raise ResultError(path, f"{bad_time[0]} is {bad_time[1]!r} ms: a time must be positive and under a day")
+    contradiction = first_contradiction(doc)
+    if contradiction:
+        raise ResultError(path, f"contradicts itself: {contradiction}")
     return doc
 
 
@@ -227,10 +249,95 @@ def first_bad_time(doc):
     return None
 
 
+# ---- what a file says twice ---------------------------------------------------
+# study/harness.cpp writes a row's summary, GB/s, share of its floor and input statistics from its samples and
+# its bins: where they disagree, the file was edited or corrupted, and a report would show numbers that are not
+# the ones measured. Doubles survive JSON to the last bit; 1e-6 leaves room for another printer's rounding.
+
+AGREE = 1e-6
+
+
+def agree(recorded, computed):
+    return math.isfinite(computed) and abs(recorded - computed) <= AGREE * max(abs(recorded), abs(computed))
+
+
+def first_contradiction(doc):
+    """'rows[3] (global on uniform, nvcc 13.0.88): input_stats.busiest_pct is ...' for the first row whose fields
+    disagree with one another, else None."""
+    floors = first_floors(doc["rows"])
+    for n, row in enumerate(doc["rows"]):
+        why = bins_contradiction(row["size"], row["input_stats"]) or summary_contradiction(row) or \
+            floor_contradiction(floors, row)
+        if why:
+            return f"rows[{n}] ({row['impl']} on {row['input']}, {row['toolchain']}): {why}"
+    return None
+
+
+def bins_contradiction(size, stats_):
+    """Where the busiest bin and the bins used cannot be those of `size` bytes counted into 256 bins."""
+    busiest, used, pct = stats_["busiest"], stats_["bins_used"], stats_["busiest_pct"]
+    share = 100 * busiest / size
+    if not agree(pct, share):
+        return f"input_stats.busiest_pct is {pct!r}, but its busiest bin holds {busiest:,} of {size:,} bytes " \
+               f"({share:.6g}%)"
+    if busiest > size or busiest * used < size:
+        return f"input_stats.bins_used is {used}, none holding more than {busiest:,} bytes (busiest): they " \
+               f"cannot hold the row's {size:,} bytes"
+    if busiest + used - 1 > size:
+        return f"input_stats.bins_used is {used}, beside a busiest bin of {busiest:,} bytes: more than the " \
+               f"row's {size:,} bytes can fill"
+    return None
+
+
+def summary_contradiction(row):
+    """Where summary_ms or gbps is not what the row's samples and bytes read give."""
+    samples = row["samples_ms"]
+    if not samples:   # a failed or wholly throttled row: nothing summarized
+        return None
+    summary = row["summary_ms"]
+    p10, median, p90 = np.percentile(np.asarray(samples, dtype=float), [10, 50, 90])   # as stats.percentile
+    computed = {"median": median, "min": min(samples), "max": max(samples), "p10": p10, "p90": p90,
+                "mean": math.fsum(samples) / len(samples)}
+    for key, value in computed.items():
+        if not agree(summary[key], value):
+            return f"summary_ms.{key} is {summary[key]!r} ms, but its {len(samples)} samples_ms " \
+                   f"({min(samples):.6g} to {max(samples):.6g} ms) give {value:.6g} ms"
+    gbps = row["bytes_read"] / summary["median"] / 1e6
+    if not agree(row["gbps"], gbps):
+        return f"gbps is {row['gbps']!r}, but {row['bytes_read']:,} bytes read in its median " \
+               f"{summary['median']:.6g} ms is {gbps:.6g} GB/s"
+    return None
+
+
+def first_floors(rows):
+    """{(impl, toolchain, input, size): the first passing row of it}: where study/harness.cpp's attach_floors
+    finds a row's floor."""
+    found = {}
+    for row in rows:
+        if row["check"]["passed"]:
+            found.setdefault((row["impl"], row["toolchain"], row["input"], row["size"]), row)
+    return found
+
+
+def floor_contradiction(floors, row):
+    """Where pct_of_floor is recorded but is not the row's GB/s over its floor's."""
+    if row["pct_of_floor"] is None:
+        return None
+    floor = floors.get((row["floor_impl"], row["toolchain"], row["input"], row["size"]))
+    if floor is None:
+        return f"pct_of_floor is {row['pct_of_floor']!r}, but the file holds no passing {row['floor_impl']} row " \
+               "of its toolchain, input and size"
+    if not floor["gbps"] or not agree(row["pct_of_floor"], 100 * row["gbps"] / floor["gbps"]):
+        pct = 100 * row["gbps"] / floor["gbps"] if floor["gbps"] else math.inf
+        return f"pct_of_floor is {row['pct_of_floor']!r}, but {row['gbps']:.6g} GB/s over its floor's " \
+               f"{floor['gbps']:.6g} is {pct:.6g}%"
+    return None
+
+
 def load_run(path, shown=None):
     """Reads and validates one result file; raises ResultError naming it
-    (as `shown`, e.g. 'data/runs/X.json', when given)."""
-    shown = str(shown or path)
+    (as `shown`, e.g. 'data/runs/X.json', when given; a name that is not UTF-8 escaped, as path_text does)."""
+    shown = path_text(shown or path)
     return Run(shown, _parsed(shown, read_text(path, shown)))
 
 

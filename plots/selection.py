@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 
 from plots import count_bench
 from plots.environment import cpu_name, gpu_name
-from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, library_toolchains, load_run,
-                           module_entry, run_order_key, version_pairs)
+from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, library_toolchains,
+                           load_run, module_entry, run_order_key, version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -76,8 +76,9 @@ def is_version_run(run):
 
 
 def is_matrix_run(run):
-    """A run holding three or more releases' modules: what the release history reads."""
-    return len({module_entry(t)[0] for t in run.toolchains() if module_entry(t)}) >= 3
+    """A run holding timed rows of three or more releases' modules: what the release history reads."""
+    timed = {r["toolchain"] for r in run.rows if is_timed(r)}
+    return len({module_entry(t)[0] for t in timed if module_entry(t)}) >= 3
 
 
 CPU_EXPERIMENTS = ("lesson", "sweep", "custom")   # the CPU rows the CPU performance report reads

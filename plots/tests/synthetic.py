@@ -44,11 +44,39 @@ def _median_ms(impl, input, passes, toolchain):
     return BASE_MS[impl] * slow_reader
 
 
-def _input_stats(input, cpu_rows):
+def _input_stats(input, cpu_rows, size):
+    """The input_stats of `input` at `size` bytes, from the CPU row that measured it."""
     for row in cpu_rows:
         if row["input"] == input:
-            return copy.deepcopy(row["input_stats"])
+            return input_stats_at(row["input_stats"], row["size"], size)
     raise KeyError(input)
+
+
+def summary(samples):
+    """summary_ms of `samples`, as study/stats.cpp summarizes them."""
+    ordered = np.sort(samples)
+    return {"median": float(np.median(ordered)), "min": float(ordered[0]), "max": float(ordered[-1]),
+            "p10": float(np.percentile(ordered, 10)), "p90": float(np.percentile(ordered, 90)),
+            "mean": float(np.mean(ordered))}
+
+
+def gbps(row):
+    return row["bytes_read"] / (row["summary_ms"]["median"] * 1e-3) / 1e9
+
+
+def resummarized(doc):
+    """doc with every row's summary_ms, gbps and recorded pct_of_floor made again from its samples, as
+    study/harness.cpp makes them: what a test that changes samples writes, so that the file agrees with itself."""
+    for row in doc["rows"]:
+        if row["samples_ms"]:
+            row["summary_ms"] = summary(row["samples_ms"])
+            row["gbps"] = gbps(row)
+    for row in doc["rows"]:
+        floor = next((f for f in doc["rows"] if f["impl"] == row["floor_impl"] and f["check"]["passed"] and
+                      (f["toolchain"], f["input"], f["size"]) == (row["toolchain"], row["input"], row["size"])), None)
+        if row["pct_of_floor"] is not None:
+            row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"] if floor and floor["gbps"] else None
+    return doc
 
 
 def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, median=None, samples=None):
@@ -56,22 +84,19 @@ def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, me
     samples = samples or [round(float(median * f), 6) for f in rng.normal(1.0, 0.01, 20)]
     pol = _policy(impl, passes, block)
     atomics = {"global": size, "cub": None, "sum_bytes": 0, "read_floor": 0}.get(impl, GRID * BINS)
-    bytes_read = size * passes
-    ordered = np.sort(samples)
-    summary = {"median": float(np.median(ordered)), "min": float(ordered[0]), "max": float(ordered[-1]),
-               "p10": float(np.percentile(ordered, 10)), "p90": float(np.percentile(ordered, 90)),
-               "mean": float(np.mean(ordered))}
-    return {"experiment": experiment, "impl": impl, "backend": "cuda", "toolchain": toolchain, "input": input,
-            "size": size, "policy": pol, "input_stats": stats, "check": {"passed": True, "detail": ""},
-            "global_atomics": atomics, "bytes_read": bytes_read, "samples_ms": samples, "summary_ms": summary,
-            "lesson_mean_ms": summary["mean"], "gbps": bytes_read / (summary["median"] * 1e-3) / 1e9,
-            "floor_impl": "read_floor", "pct_of_floor": None}
+    row = {"experiment": experiment, "impl": impl, "backend": "cuda", "toolchain": toolchain, "input": input,
+           "size": size, "policy": pol, "input_stats": stats, "check": {"passed": True, "detail": ""},
+           "global_atomics": atomics, "bytes_read": size * passes, "samples_ms": samples,
+           "summary_ms": summary(samples), "floor_impl": "read_floor", "pct_of_floor": None}
+    return dict(row, lesson_mean_ms=row["summary_ms"]["mean"], gbps=gbps(row))
 
 
 def _attach_floors(rows):
+    """pct_of_floor as study/harness.cpp's attach_floors sets it: over the first passing floor row of the same
+    toolchain, input and size."""
     for row in rows:
-        floor = next((f for f in rows if f["impl"] == row["floor_impl"] and f["toolchain"] == row["toolchain"]
-                      and f["input"] == row["input"] and f["experiment"] == row["experiment"]), None)
+        floor = next((f for f in rows if f["impl"] == row["floor_impl"] and f["check"]["passed"] and
+                      (f["toolchain"], f["input"], f["size"]) == (row["toolchain"], row["input"], row["size"])), None)
         if floor:
             row["pct_of_floor"] = 100 * row["gbps"] / floor["gbps"]
 
@@ -117,7 +142,7 @@ def gpu_run(cpu_doc, seed=1, with_blocks=True, controlled=True, aa_factors=None,
     rows = []
     for experiment, inputs, passes_list in (p for p in plan if p[0] in experiments):
         for input in inputs:
-            stats = _input_stats(input, cpu_rows)
+            stats = _input_stats(input, cpu_rows, size)
             for tc in toolchains:
                 for impl in ("sum_bytes", "read_floor", "global", "per_block", "per_warp", "partitioned", "cub"):
                     for passes in (passes_list if impl == "partitioned" else (1,)):
@@ -129,7 +154,7 @@ def gpu_run(cpu_doc, seed=1, with_blocks=True, controlled=True, aa_factors=None,
             for block in (64, 128, 256, 512, 1024):
                 for impl in ("global", "per_block"):
                     rows.append(_row("blocks", impl, TOOLCHAINS[0], input, size, 1, block,
-                                     _input_stats(input, cpu_rows), rng))
+                                     _input_stats(input, cpu_rows, size), rng))
     if controlled:
         rows = [add_controls(r, toolchains if r["experiment"] != "blocks" else TOOLCHAINS[:1]) for r in rows]
     _attach_floors(rows)
@@ -155,7 +180,7 @@ def placement_run(cpu_doc, seed=2):
     toolchains = TOOLCHAINS[:2] + (control(TOOLCHAINS[0]),)
     doc = _with_executors(cpu_doc, toolchains)
     cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
-    stats = _input_stats("uniform", cpu_rows)
+    stats = _input_stats("uniform", cpu_rows, cpu_rows[0]["size"])
     rows = [add_controls(_row("placement", impl, tc, "uniform", cpu_rows[0]["size"], 1, BLOCK, stats, rng,
                               placed_ms(impl, offset)), toolchains, offset)
             for impl in ("global", "per_block") for offset in PLACEMENT_OFFSETS for tc in toolchains]
@@ -172,10 +197,10 @@ def cache_run(cpu_doc, cache, seed=3):
     rng = np.random.default_rng(seed)
     doc = _with_executors(cpu_doc, TOOLCHAINS[:1])
     cpu_rows = [r for r in doc["rows"] if r["backend"] == "cpu"]
-    stats = _input_stats("uniform", cpu_rows)
     rows = []
     for size in CACHE_SIZES:
         hot = 0.8 if cache == "hot" and size <= GPU["l2_cache_bytes"] else 1.0
+        stats = _input_stats("uniform", cpu_rows, size)
         rows.append(add_controls(_row("custom", "per_block", TOOLCHAINS[0], "uniform", size, 1, BLOCK, stats, rng,
                                       0.1 * size / CACHE_SIZES[-1] * hot), TOOLCHAINS[:1], cache=cache))
     doc["rows"] = rows
@@ -201,7 +226,7 @@ def sizes_run(cpu_doc, medians_us, theoretical_gbps=4000.0, names=None):
     rows = []
     for (role, input, size), us in medians_us.items():
         ms = us / 1000
-        row = _row("sizes", names[role], TOOLCHAINS[0], input, size, 1, BLOCK, _input_stats(input, cpu_rows), rng,
+        row = _row("sizes", names[role], TOOLCHAINS[0], input, size, 1, BLOCK, _input_stats(input, cpu_rows, size), rng,
                    ms, [ms * f for f in SIZES_SPREAD])
         row.update(floor_impl=names["floor"], roles=[role])
         rows.append(add_controls(row, TOOLCHAINS[:1]))
@@ -236,6 +261,20 @@ def many_sizes_run(cpu_doc, n_sizes):
     lesson tables must handle in time linear in the rows."""
     doc = copy.deepcopy(cpu_doc)
     lesson = [r for r in doc["rows"] if r["experiment"] == "lesson" and r["backend"] == "cpu"]
-    doc["rows"] = [dict(copy.deepcopy(r), experiment="custom", size=r["size"] + k)
-                   for k in range(n_sizes) for r in lesson]
-    return doc
+    doc["rows"] = [repeated(dict(r, experiment="custom"), k + 1) for k in range(n_sizes) for r in lesson]
+    return resummarized(doc)
+
+
+def input_stats_at(found, size_found, size):
+    """input_stats `found` of size_found bytes, as the same mix of bytes has them at `size` bytes."""
+    used = min(found["bins_used"], size)
+    busiest = min(max(-(-size // used), round(found["busiest"] * size / size_found)), size - used + 1)
+    return {"busiest_pct": 100 * busiest / size, "busiest": busiest, "bins_used": used}
+
+
+def repeated(row, times):
+    """row as measured on its input repeated `times` over: its size, bytes read and bins `times` as large."""
+    row = copy.deepcopy(row)
+    row.update(size=row["size"] * times, bytes_read=row["bytes_read"] * times)
+    row["input_stats"]["busiest"] *= times
+    return row

@@ -9,7 +9,7 @@ import tempfile
 import types
 import unittest
 
-from plots import count_bench, own_appendix, selection
+from plots import count_bench, own_appendix, selection, stats
 from plots import table as fmt
 from plots.results import ResultError
 from plots.tests import fixtures, synthetic
@@ -44,7 +44,7 @@ def at_pct(doc, pct, bytes=GIB, control_pct=100.0, cached=1.0):
     doc["file"].update(bytes=bytes, page_cached_before=cached)
     doc["settle_s"] = 0.05  # each pass after count-bench's default idle
     doc.get("machine", {}).pop("passes", None)  # others' use over the whole window, which the tests set
-    return doc
+    return agreeing(doc)
 
 
 def incomplete(doc):
@@ -59,8 +59,24 @@ def incomplete(doc):
     return doc
 
 
+def agreeing(doc):
+    """`doc` with each entry's samples scaled to give the GB/s median a test set, its other GB/s figures made again
+    from them: plots/count_bench.py refuses a file whose figures disagree with its samples."""
+    doc = copy.deepcopy(doc)
+    size = doc.get("file", {}).get("bytes")
+    for e in doc.get("entries", []):
+        timed = e.get("samples_s") or []
+        if "gbps" not in e or not timed or not isinstance(size, int) or not all(t > 0 for t in timed):
+            continue
+        now = stats.median([size / t / 1e9 for t in timed])
+        e["samples_s"] = [t * now / e["gbps"]["median"] for t in timed]
+        made = synthetic.summary([size / t / 1e9 for t in e["samples_s"]])
+        e["gbps"].update({k: v for k, v in made.items() if k in e["gbps"]})
+    return doc
+
+
 def bench(doc, shown="x.json"):
-    return count_bench.parse_bench(shown, doc)
+    return count_bench.parse_bench(shown, agreeing(doc))
 
 
 class Verdicts(unittest.TestCase):
@@ -314,6 +330,17 @@ class Refusals(unittest.TestCase):
         unsummarized = copy.deepcopy(doc)
         del unsummarized["entries"][1]["gbps"]
         self.assertRefused(unsummarized, "'gbps' is a required property")   # only an incomplete bench may lack it
+
+    def test_a_rate_its_samples_do_not_give_is_refused_naming_the_entry(self):
+        doc = copy.deepcopy(committed_bench("cuda"))
+        doc["entries"][1]["gbps"]["median"] *= 1.5   # a faster count typed in
+        with self.assertRaises(ResultError) as caught:
+            count_bench.parse_bench("runs/count-bench/edited.json", doc)
+        self.assertRegex(str(caught.exception), r"^runs/count-bench/edited.json: contradicts itself: entries\[1\] "
+                                                 r"\(\w+\): gbps.median is [\d.]+, but its \d+ samples_s of [\d,]+ "
+                                                 r"bytes give [\d.]+$")
+        doc["entries"][1]["gbps"]["median"] /= 1.5
+        count_bench.parse_bench("runs/count-bench/edited.json", doc)
 
     def test_an_incomplete_bench_is_left_out_with_its_error(self):
         with self.assertRaises(count_bench.IncompleteBench) as caught:

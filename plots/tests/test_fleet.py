@@ -12,6 +12,7 @@ import numpy as np
 
 from plots import fleet
 from plots.results import parse_run
+from plots.tests import synthetic
 
 MODEL = "SYNTHETIC GPU (test fixture)"
 TOOLCHAIN = "nvcc 13.0.88"
@@ -27,13 +28,13 @@ def samples(median, seed, n=30, noise=0.005):
 def row(impl, median, seed, device, control_of=None, input="uniform"):
     s = samples(median, seed)
     toolchain = TOOLCHAIN + (" (A/A control)" if control_of else "")
-    return {"experiment": "custom", "impl": impl, "backend": "cuda", "device": device, "toolchain": toolchain,
-            "control_of": control_of, "input": input, "size": 1 << 20, "policy": POLICY,
-            "input_stats": {"busiest_pct": 1.0, "busiest": 4096, "bins_used": 256},
-            "check": {"passed": True, "detail": ""}, "global_atomics": 0, "bytes_read": 1 << 20, "samples_ms": s,
-            "summary_ms": {k: float(v) for k, v in zip(("median", "min", "max", "p10", "p90", "mean"), (
-                np.median(s), min(s), max(s), np.percentile(s, 10), np.percentile(s, 90), np.mean(s)))},
-            "lesson_mean_ms": None, "gbps": 1.0, "floor_impl": "read_floor", "pct_of_floor": None}
+    found = {"experiment": "custom", "impl": impl, "backend": "cuda", "device": device, "toolchain": toolchain,
+             "control_of": control_of, "input": input, "size": 1 << 20, "policy": POLICY,
+             "input_stats": {"busiest_pct": 100 * 4096 / (1 << 20), "busiest": 4096, "bins_used": 256},
+             "check": {"passed": True, "detail": ""}, "global_atomics": 0, "bytes_read": 1 << 20, "samples_ms": s,
+             "summary_ms": synthetic.summary(s), "lesson_mean_ms": None, "floor_impl": "read_floor",
+             "pct_of_floor": None}
+    return dict(found, gbps=synthetic.gbps(found))
 
 
 def gpu(index):
@@ -152,6 +153,21 @@ class Fleet(unittest.TestCase):
         self.assertEqual(code, 1)
         self.assertIn("broken.json: not valid JSON", err)
         self.assertIn("broken.json: not valid JSON", text.split("could not be read")[1])
+
+    def test_a_file_that_contradicts_itself_or_nests_too_deep_is_named_and_skipped(self):
+        self.write("a.json", gpu_part(0, 1.0))
+        edited = gpu_part(1, 1.0)
+        edited["rows"][0]["input_stats"].update(busiest_pct=100.0, busiest=1 << 20)   # 256 bins used
+        self.write("edited.json", json.dumps(edited))
+        self.write("deep.json", '{"format": "histostudy-result", "rows": ' + "[" * 100_000 + "]" * 100_000 + "}")
+        code, text, err = self.report()
+        self.assertEqual(code, 1)
+        self.assertEqual(err.splitlines(), [
+            f"fleet: {self.dir / 'deep.json'}: nested too deeply to be a histostudy file",
+            f"fleet: {self.dir / 'edited.json'}: contradicts itself: rows[0] (per_block on uniform, {TOOLCHAIN}): "
+            "input_stats.bins_used is 256, beside a busiest bin of 1,048,576 bytes: more than the row's 1,048,576 "
+            "bytes can fill"])
+        self.assertIn("from 1 result files", text)
 
     def test_nothing_to_read_and_bad_arguments(self):
         self.assertEqual(self.report()[0], 2)

@@ -65,6 +65,13 @@ class History(unittest.TestCase):
                 self.assertEqual(history.main([str(path)]), 2)
             self.assertIn("not-json.json", err.getvalue())
 
+    def test_a_run_whose_module_rows_all_failed_is_not_read(self):
+        run = matrix({"global": [1.0] * 4})
+        for r in run.rows:
+            if module_entry(r["toolchain"]):
+                r.update(check={"passed": False, "detail": "bin 7: 1 != 2"}, samples_ms=[])
+        self.assertFalse(selection.is_matrix_run(run))   # else the history's table had no release to name
+
     def test_labels_name_release_kind_and_arch(self):
         self.assertEqual(module_entry("nvrtc 12.6.85 sm_90"), ((12, 6, 85), "SASS", "90"))
         self.assertEqual(module_entry("nvrtc 13.0.88 compute_90 jit"), ((13, 0, 88), "PTX via the driver", "90"))

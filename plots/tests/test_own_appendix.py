@@ -6,12 +6,13 @@ import hashlib
 import io
 import os
 import pathlib
+import shutil
 import tempfile
 import unittest
 
 from unittest import mock
 
-from plots import figures, own_appendix
+from plots import figures, output, own_appendix
 from plots.results import path_text
 from plots.tests import fixtures, synthetic
 
@@ -49,8 +50,9 @@ class OwnAppendix(unittest.TestCase):
         synthetic.write_json(cls.runs[1], dict(mine, incomplete={"error": "stopped: disk full"}))
         before = tree_hash(PAPER) if PAPER.exists() else None
         cls.out = cls.root / "appendix"
-        (cls.out / "figures").mkdir(parents=True)
-        (cls.out / "figures" / "gone.png").write_text("an earlier appendix's figure, no longer made")
+        with output.replacing(cls.out) as earlier:
+            (earlier / "figures").mkdir()
+            (earlier / "figures" / "gone.png").write_text("an earlier appendix's figure, no longer made")
         cls.status, cls.err = run_main(*cls.runs, "-o", cls.out)
         cls.paper_untouched = before == (tree_hash(PAPER) if PAPER.exists() else None)
 
@@ -87,6 +89,20 @@ class OwnAppendix(unittest.TestCase):
     def test_the_earlier_appendix_is_replaced_as_a_whole(self):
         self.assertFalse((self.out / "figures" / "gone.png").exists())
         self.assertEqual(sorted(p.name for p in self.root.iterdir()), ["appendix", self.runs[0].parent.name])
+
+    def test_a_folder_holding_a_file_of_yours_is_refused_and_the_file_kept(self):
+        mine = self.root / "mine"
+        (mine / "figures").mkdir(parents=True)
+        (mine / "figures" / "mine.png").write_text("my own figure")
+        self.addCleanup(shutil.rmtree, mine)
+        with mock.patch.object(own_appendix, "load_files", side_effect=AssertionError("read before -o was checked")):
+            status, err = run_main(self.runs[0], "-o", mine)
+        self.assertEqual(status, 2)
+        self.assertEqual(err, f"own_appendix: {mine}: holds figures/mine.png and no SHA256SUMS of an earlier output; "
+                              "the output replaces the folder as a whole, so that would be lost: name a new or empty "
+                              "folder\n")
+        self.assertEqual((mine / "figures" / "mine.png").read_text(), "my own figure")
+        self.assertEqual(sorted(p.name for p in self.root.iterdir()), ["appendix", "mine", self.runs[0].parent.name])
 
     def test_an_interrupted_appendix_leaves_the_earlier_one_as_it_was(self):
         before = tree_hash(self.out)

@@ -27,10 +27,9 @@ def _row(template, impl, input, gbps, backend="cuda", toolchain=TC, experiment=p
     row.update({"experiment": experiment, "impl": impl, "backend": backend, "toolchain": toolchain, "input": input,
                 "size": size, "bytes_read": size, "samples_ms": samples, "gbps": gbps, "floor_impl": floor,
                 "pct_of_floor": None, "global_atomics": None, "lesson_mean_ms": None,
-                "check": {"passed": True, "detail": ""},
-                "summary_ms": {"median": ms, "min": samples[0], "max": samples[-1], "p10": samples[0],
-                               "p90": samples[-1], "mean": ms}})
+                "check": {"passed": True, "detail": ""}, "summary_ms": synthetic.summary(samples)})
     row["policy"] = dict(row["policy"], threads=threads)
+    row["input_stats"] = synthetic.input_stats_at(template["input_stats"], template["size"], size)
     return row
 
 
@@ -228,7 +227,8 @@ class Verdicts(unittest.TestCase):
                 row = _row(template, impl, input, g, experiment="lesson", size=1 << 26)
                 ms = row["summary_ms"]["median"]
                 row["samples_ms"] = [ms * (1 + 0.002 * (k - samples // 2)) for k in range(samples)]
-                rows.append(row)
+                row.update(summary_ms=synthetic.summary(row["samples_ms"]))
+                rows.append(dict(row, gbps=synthetic.gbps(row)))
         doc["rows"] = _attach_floors(rows)
         return load(self.tmp.name, name, doc)
 

@@ -67,6 +67,11 @@ class Malformed(unittest.TestCase):
         self.doc["rows"][0]["summary_ms"]["median"] = "fast"
         self.assert_rejected(self.write("type.json", json.dumps(self.doc)), "rows[0].summary_ms.median")
 
+    def test_a_file_of_100000_wrong_rows_is_refused_from_its_first_problems(self):
+        self.doc["rows"] = [1.0] * 100_000   # every one a problem: collecting them all took a minute
+        self.assert_rejected(self.write("many.json", json.dumps(self.doc)),
+                             "rows[0]: 1.0 is not of type 'object' (and at least 99 more problems)")
+
     def test_non_standard_constants(self):
         text = json.dumps(self.doc).replace('"gbps": ', '"gbps": NaN, "x": ', 1)
         self.assert_rejected(self.write("nan.json", text), "NaN")
@@ -85,6 +90,53 @@ class Malformed(unittest.TestCase):
             self.assertIsNotNone(first_bad_time(doc), where)   # the reader's own check, whatever the schema
             self.assert_rejected(self.write(f"{where}.json", json.dumps(doc)), "rows[2]")   # by the schema or the reader
         self.assertIsNone(first_bad_time(self.doc))
+
+    def test_a_file_that_contradicts_itself_is_refused_naming_the_row_and_the_field(self):
+        gpu = synthetic.gpu_run(fixtures.cpu_only_doc(self.doc), with_blocks=False, experiments=("lesson",))
+        n, row = next((n, r) for n, r in enumerate(gpu["rows"]) if r["impl"] == "per_block")
+        where = f"rows[{n}] (per_block on {row['input']}, {row['toolchain']}): "
+        size, median = row["size"], row["summary_ms"]["median"]
+        edits = {
+            "input_stats.busiest_pct is 100": lambda r: r["input_stats"].update(busiest_pct=100.0),
+            "input_stats.bins_used is 256, beside a busiest bin": lambda r: r["input_stats"].update(
+                busiest_pct=100.0, busiest=size, bins_used=256),
+            "input_stats.bins_used is 2, none holding more than": lambda r: r["input_stats"].update(
+                busiest_pct=100 * (size // 4) / size, busiest=size // 4, bins_used=2),
+            "gbps is 1e+300": lambda r: r.update(gbps=1e300),
+            f"summary_ms.median is {median / 2!r} ms, but its 20 samples_ms": lambda r: r["summary_ms"].update(
+                median=median / 2),
+            "summary_ms.median is 1000.0 ms": lambda r: r["summary_ms"].update(median=1000.0),  # beyond every sample
+            "summary_ms.": lambda r: r.update(samples_ms=[t * 0.5 if i == 0 else t for i, t in
+                                                                enumerate(r["samples_ms"])]),   # a faster sample
+            "pct_of_floor is 250.0": lambda r: r.update(pct_of_floor=250.0),
+        }
+        for words, edit in edits.items():
+            with self.subTest(words):
+                doc = json.loads(json.dumps(gpu))
+                edit(doc["rows"][n])
+                self.assert_rejected(self.write("edited.json", json.dumps(doc)), f"contradicts itself: {where}{words}")
+        load_run(self.write("whole.json", json.dumps(gpu)))   # as written, it agrees with itself
+
+    def test_a_string_that_is_half_a_utf16_pair_is_refused(self):
+        self.doc["environment"]["host"]["hostname"] = "node\udcff"   # json.dumps writes it as the escape \udcff
+        self.assert_rejected(self.write("half.json", json.dumps(self.doc)),
+                             "holds a string that is not text ('\\udcff' is half a UTF-16 pair)")
+        self.doc["environment"]["host"]["hostname"] = "node\U0001f600"   # a whole pair, \ud83d\ude00, is text
+        self.assertEqual(load_run(self.write("pair.json", json.dumps(self.doc))).environment["host"]["hostname"],
+                         "node\U0001f600")
+
+    def test_a_blank_name_is_refused_and_a_name_of_two_lines_named_in_one(self):
+        self.doc["rows"][0]["toolchain"] = " "   # audit pairs toolchains by their first word
+        self.assert_rejected(self.write("blank.json", json.dumps(self.doc)), "rows[0].toolchain: ' ' does not match")
+        self.doc["rows"][0].update(toolchain="cpu", impl="two\nlines", gbps=1e300)
+        with self.assertRaises(ResultError) as caught:
+            load_run(self.write("lines.json", json.dumps(self.doc)))
+        self.assertEqual(len(str(caught.exception).splitlines()), 1, caught.exception)
+        self.assertIn("rows[0] (two\\nlines on ", str(caught.exception))
+
+    def test_every_committed_run_agrees_with_itself(self):
+        for path in sorted(fixtures.RUNS.glob("*.json")):
+            self.assertIsNone(results.first_contradiction(json.loads(path.read_text())), path)
 
     def test_an_incomplete_run_loads_and_says_so(self):
         self.doc["incomplete"] = {"error": "cannot write: disk full"}
