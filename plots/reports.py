@@ -439,7 +439,7 @@ def floor_pcts_table(bars):
     return Table(f"Percent of each GPU's own read floor, {bars[0].size}", ["input"] + [
         f"{impl}, {b.gpu}" for impl in impls for b in bars], rows,
         [f"Each implementation's GB/s over {bars[0].floor}'s on the same input in the same run on the same GPU: a "
-         "GPU against its own floor, so the GPUs compare as designs, not as memory systems."],
+         "GPU against its own floor, whatever its memory bandwidth."],
         align="l" + "r" * len(impls) * len(bars))
 
 

@@ -108,6 +108,7 @@ ROLES = {
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
 }
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
+BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 GPU_ROLES = tuple(role for role in ROLES if role not in ("cpu", "series"))   # the roles a GPU's runs take
 MANY_PER_GPU = ("versions",)   # the GPU roles that take several runs of one GPU; the others take one
 
@@ -116,7 +117,6 @@ def gpu_of(run):
     """The GPU a run's GPU rows ran on, by name ('NVIDIA H200'); None for a run without GPU rows."""
     toolchain = primary_gpu_toolchain(run)
     return gpu_name(run, toolchain) if toolchain else None
-BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 
 
 @dataclass
