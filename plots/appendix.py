@@ -3,14 +3,14 @@
 A renderer: its blocks (plots/document.py) are written from the Models of plots/models.py, which computed every
 number from the runs plots/selection.py chose and data/published/; nothing is typed, nothing computed here.
 """
-from plots import claims, counters, history, stats, versions
+from plots import carryover, claims, counters, history, stats, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
 from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words,
                                host_words, sampling_plan_words)
 from plots.models import BASELINE, LESSON_INPUTS, PRIVATIZED, major_minor, uniform_rows
 from plots.published import lesson_name
-from plots.results import case_key, kernel_label
+from plots.results import case_key, kernel_label, module_entry
 from plots.table import Table, value_range
 
 TITLE = "Appendix: the 256-bin histogram, re-measured"
@@ -27,7 +27,7 @@ def lesson_table(gpu_list, t4):
     inputs = list(dict.fromkeys(i for g in gpu_list for i in g.view.inputs))
     columns = ["input", "busiest bin", "bins used"]
     for g in gpu_list:
-        columns += [f"{g.name}: {g.view.base} ms", f"{g.view.private} ms", "speedup"]
+        columns += [f"{g.label}: {g.view.base} ms", f"{g.view.private} ms", "speedup"]
     columns += [f"{t4.gpu}: {lesson_name(BASELINE)} ms", f"{lesson_name(PRIVATIZED)} ms", "speedup"]
     rows = []
     for input in inputs:
@@ -41,7 +41,7 @@ def lesson_table(gpu_list, t4):
         rows.append(cells)
     view = gpu_list[0].view
     launch = view.row(view.base, inputs[0])["policy"]
-    notes = [f"{'; '.join(g.label for g in gpu_list)}: medians of per-run samples, {view.size:,} bytes, "
+    notes = [f"{'; '.join(g.lesson_label for g in gpu_list)}: medians of per-run samples, {view.size:,} bytes, "
              f"grid {launch['grid']:,} x {launch['block']}; speedup: {view.base} over {view.private}.",
              f"{t4.label}, {t4.build}: the lesson's table, a mean of {fmt.count(t4.get('timed_runs'))} runs "
              f"(data/published/); prose is our own English input, which the lesson did not run.",
@@ -70,8 +70,8 @@ def _placement_range(s, view):
             f"of {fmt.ratio(_ratio(medians[s.best], priv))} to {fmt.ratio(_ratio(medians[s.worst], priv))}.")
 
 
-def lesson_prose(m):
-    g, t4 = m.gpus[0], m.t4
+def lesson_prose(g, t4):
+    """The lesson's figures on one GPU (models.GpuModels) beside the T4's."""
     view, run = g.view, g.view.run
     base, private = view.base, view.private
     speed = {i: _ratio(view.ms(base, i), view.ms(private, i)) for i in ("uniform", "one_byte")}
@@ -90,7 +90,7 @@ def lesson_prose(m):
         text += f", {fmt.ratio(over_reader, 2)} the time of `{reader}`, the lesson's reader that counts nothing"
         if 1 / stats.DEFAULT_BAND <= over_reader <= stats.DEFAULT_BAND:
             text += ": on this GPU counting costs little more than reading the bytes one at a time"
-    return text + "." + _placement_range(m.lesson_range, view)
+    return text + "." + _placement_range(g.lesson_range, view)
 
 
 def missing_detail(missing):
@@ -101,68 +101,107 @@ def missing_detail(missing):
 
 
 def lesson_section(m):
-    t4, gpu_list = m.t4, m.gpus
+    t4, gpu_list = m.t4, m.lesson_gpus
     blocks = [Heading("1. The lesson's table on a newer GPU")]
     if not gpu_list:
         return blocks + [Para(f"The lesson's table: {m.missing('lesson')}")]
     runs = " and ".join(f"`{g.view.run.path}`" for g in gpu_list)
-    if m.study.beside and all(g.kind for g in gpu_list):   # a user's appendix, the study's GPU alone
+    own = [g for g in gpu_list if g.gpu.yours]
+    if m.study.beside and not own:   # a user's appendix, the study's GPUs alone
         blocks.append(Para(f"{missing_detail(m.study.sel.missing('lesson'))} The table and figure below are the "
                            "study's; what your runs measured on the CPU is in [the performance report]"
                            "(reports/performance.md) and [the sweep report](reports/sweep.md)."))
-    return blocks + [
-        Para(lesson_prose(m)),
+    shown = " and ".join(g.lesson_label for g in gpu_list)
+    styles = "(solid)" if len(gpu_list) == 1 else "(a colour each; global atomics solid, the privatized kernel lighter)"
+    return blocks + [Para(lesson_prose(g, t4)) for g in own or gpu_list[:1]] + [
         TableBlock(lesson_table(gpu_list, t4), "lesson", wide=True),
         FigureBlock("lesson", 1, f"Median time per run of global atomics and of the privatized kernel on the "
-                                 f"lesson's three inputs, {' and '.join(g.label for g in gpu_list)} (solid) beside "
-                                 f"the lesson's {t4.gpu} (hatched, published); log scale.",
+                                 f"lesson's three inputs, {shown} {styles} beside the lesson's {t4.gpu} (hatched, "
+                                 "published); log scale.",
                     f"{runs}; `data/published/lesson_t4.csv`")]
 
 
 # ---- 2. where the bins lie ----
 
-def placement_prose(m):
-    p = m.placement
-    found, offsets = p.effects, p.offsets
-    baseline = {e.input: e for e in found if BASELINE in e.roles}
-    head = baseline.get("uniform")
-    s = next(x for x in head.series if x.toolchain == m.placement_lines.toolchain) if head else None
-    others = [x.spread for e in found if BASELINE not in e.roles for x in e.series]
-    text = (f"Every GPU toolchain of a controlled run adds into one bins buffer, placed a chosen number of bytes past "
-            f"a 2 MiB boundary. The placement run moved it from {offsets[0]:,} to {offsets[-1]:,} bytes in steps of "
-            f"{p.step:,}.")
+def placement_intro(p):
+    return (f"Every GPU toolchain of a controlled run adds into one bins buffer, placed a chosen number of bytes past "
+            f"a 2 MiB boundary. The placement run moved it from {p.offsets[0]:,} to {p.offsets[-1]:,} bytes in steps "
+            f"of {p.step:,}.")
+
+
+def placement_effect(summary):
+    """What one GPU's placement run shows (a models.PlacementSummary), in sentences."""
+    s, text = summary.head, ""
     if s:
         period = s.period()
         text += (f" Global atomics on uniform bytes take {fmt.ms(s.medians()[s.best])} ms with the bins at "
                  f"{s.best:,} and {fmt.ms(s.medians()[s.worst])} ms at {s.worst:,}: {fmt.ratio(s.spread, 2)} from "
                  "placement alone" + (f", the pattern repeating every {period:,} bytes" if period else "") + ".")
-    spreads = [f"{value_range([x.spread for x in e.series], 2, 'x')} on {input}" for input in ("lesson_english",
-               "one_byte") for e in [baseline.get(input)] if e]
+    spreads = [f"{value_range(found, 2, 'x')} on {input}" for input, found in summary.others.items()]
     if spreads:
         text += f" Worst over best on the other inputs: {' and '.join(spreads)}."
-    if others:
+    if summary.merging is not None:
         text += (f" The kernels that add into the global bins only to merge per-block counts vary by at most "
-                 f"{fmt.ratio(max(others), 2)}.")
-    if m.placement_gap:
-        text += (f" The other toolchains and the A/A control lie within {100 * m.placement_gap:.1f}% of the curves of "
+                 f"{fmt.ratio(summary.merging, 2)}.")
+    if summary.gap:
+        text += (f" The other toolchains and the A/A control lie within {100 * summary.gap:.1f}% of the curves of "
                  "Figure 2.")
+    return text
+
+
+def placement_prose(placed, unplaced=()):
+    """The first placement run's sweep, then what each GPU's shows (under its name where there are several), and
+    why the GPUs `unplaced` show none."""
+    several = len(placed) + len(unplaced) > 1
+    text = placement_intro(placed[0].placement) + "".join(
+        (f" **{g.label}.**" if several else "") + placement_effect(g.placement_summary) for g in placed)
+    text += "".join(f" **{g.label}.** {_sentence(g.missing('placement'))}" for g in unplaced)
     return text + (" So a comparison of global atomics across builds, drivers or GPUs holds only with the bins at "
                    "the same offset; the study records the offset in every row and compares toolchains on one "
                    "buffer. Why the offset matters is not measured here ([the placement report](reports/placement.md) "
                    "says what is conjecture).")
 
 
+def _sentence(words):
+    return words[:1].upper() + words[1:]
+
+
+def placement_table(gpus):
+    """The placement effect on each GPU with a placement run: its size and period."""
+    rows = []
+    for g in gpus:
+        summary, s = g.placement_summary, g.placement_summary.head
+        at = lambda o: f"{o:,} ({fmt.ms(s.medians()[o])})"  # noqa: E731
+        rows.append([g.label, summary.toolchain] + ([at(s.best), at(s.worst), fmt.ratio(s.spread, 2),
+                                                     f"{s.period():,}" if s.period() else "none found"]
+                                                    if s else [fmt.MISSING] * 4)
+                    + [value_range(summary.others.get(i, []), 2, "x") for i in ("lesson_english", "one_byte")]
+                    + [fmt.ratio(summary.merging, 2)])
+    return Table("Where the bins lie, on each GPU", [
+        "GPU", "toolchain", "global atomics on uniform: best offset (ms)", "worst offset (ms)", "worst/best",
+        "period, bytes", "on lesson_english: worst/best", "on one_byte", "merging kernels: worst/best at most"], rows,
+        ["Offsets in bytes past a 2 MiB boundary, medians in ms, under the placement run's first toolchain; the "
+         "other inputs' and the merging kernels' worst over best over every toolchain of the run; period as in the "
+         "placement report."], align="ll" + "r" * 7)
+
+
 def placement_section(m):
     blocks = [Heading("2. Where the bins lie")]
-    if m.placement is None:
+    placed = [g for g in m.own if g.placement]
+    if not placed:
         return blocks + [Para(f"Bins placement: {m.missing('placement')}")]
-    lines, run = m.placement_lines, m.placement.run
-    merging = ", ".join(dict.fromkeys(impl for impl, _, _ in lines.panels[1][1]))
-    return blocks + [Para(placement_prose(m)),
-                     FigureBlock("placement", 2, f"Median time of each kernel at each bins offset over its time at "
+    lines = m.placement_lines
+    merging = ", ".join(dict.fromkeys(impl for impl, *_ in lines.panels[1][1]))
+    shown = [g for g in m.gpus if g.index in lines.gpus]
+    blocks.append(Para(placement_prose(placed, [g for g in m.own if not g.placement])))
+    if len(shown) > 1:
+        blocks.append(TableBlock(placement_table(shown), "placement", wide=True))
+    colours = "; a colour per GPU, a marker per kernel" if len(shown) > 1 else ""
+    return blocks + [FigureBlock("placement", 2, f"Median time of each kernel at each bins offset over its time at "
                                                  f"its fastest offset, {lines.toolchain}: global atomics on three "
                                                  f"inputs; the kernels that merge per-block copies into the bins "
-                                                 f"({merging}) on uniform bytes.", f"`{run.path}`")]
+                                                 f"({merging}) on uniform bytes{colours}.",
+                                 " and ".join(f"`{g.placement.run.path}`" for g in shown))]
 
 
 # ---- 3. CUDA versions ----
@@ -186,8 +225,9 @@ def _in_run(run, first):
     return "in the run with the order reversed" if repeat_words(run, first) == "order reversed" else "in its repeat"
 
 
-def version_table(pairs):
-    """The first PairModel's uniform rows, each later one's beside them."""
+def version_table(pairs, gpu=""):
+    """The first PairModel's uniform rows, each later one's beside them; gpu: the GPU's label, in the title where
+    the appendix shows several GPUs' tables."""
     first, rest = pairs[0], pairs[1:]
     main, base_tc, new_tc = first.run, first.base_tc, first.new_tc
     repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
@@ -207,7 +247,7 @@ def version_table(pairs):
     notes += [f"{repeat_words(r, main).capitalize()}: `{r.path}`, toolchains in the order "
               f"{', '.join(gpu_toolchains(r))}; A/A: {versions.aa_label(r) or 'none'}." for r in (p.run for p in rest)]
     return Table(f"CUDA {major_minor(new_tc)} against {major_minor(base_tc)}: one kernel source, two NVRTC "
-                 "releases", columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
+                 "releases" + (f", {gpu}" if gpu else ""), columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
 
 
 def _counts(pair):
@@ -218,18 +258,24 @@ def _counts(pair):
             f"{stats.DEFAULT_BAND:.2f}x, {n[stats.SLOWER]} slower and {n[stats.FASTER]} faster")
 
 
-def versions_prose(m):
-    pairs, t4 = m.version_runs, m.t4
+def versions_prose(m, gpus):
+    """The lesson's published pairs, then what the version runs of each GPU of `gpus` found (under its name where
+    there are several)."""
+    t4 = m.t4
     text = (f"The lesson timed its {t4.gpu} under two CUDA versions: " + "; ".join(
         f"`{p.metric}` {fmt.ms(p.old_ms)} ms under CUDA {p.old.cuda}, {fmt.ms(p.new_ms)} ms under CUDA {p.new.cuda} "
         f"({fmt.ratio(p.ratio, 3)})" for p in m.published_pairs)
         + f", means of {fmt.count(t4.get('timed_runs'))} runs with no spread, so the lesson cannot say which "
         "change is noise.")
-    if not pairs:
+    if not gpus:
         return text
-    text += (f" Ours compiles one kernel source with {pairs[0].base_tc} and {pairs[0].new_tc}, samples them in "
+    first = gpus[0].version_runs[0]
+    found = ["; ".join(f"{_in_run(p.run, g.version_runs[0].run)}, {_counts(p)}" for p in g.version_runs)
+             for g in gpus]
+    text += (f" Ours compiles one kernel source with {first.base_tc} and {first.new_tc}, samples them in "
              f"rotation on one set of buffers with an A/A control, and gives a verdict only where the A/A pair is the "
-             "same: " + "; ".join(f"{_in_run(p.run, pairs[0].run)}, {_counts(p)}" for p in pairs) + ".")
+             "same: " + ("; ".join(f"on {g.label}, {words}" for g, words in zip(gpus, found)) if len(gpus) > 1
+                         else found[0]) + ".")
     return text
 
 
@@ -257,17 +303,26 @@ def history_prose(h):
 
 
 def history_section(m):
-    h = m.history
-    if not h or not h.series:
+    timed = [g for g in m.own if g.history and g.history.series]
+    if not timed:
         return [history_slot(m.study.releases, m.missing("history"))]
-    stepped = [s for s in h.series if s.steps]
-    table = history.history_table(h, stepped or h.series[:1])
-    table.title = "Release steps beyond the A/A noise" if stepped else table.title
-    return [Heading("The release history", 3), Para(history_prose(h)), TableBlock(table, "history", wide=True),
+    h = timed[0].history
+    prose = [Para(history_prose(g.history)) for g in timed]
+    if m.steps and m.steps.rows:
+        prose.append(Para(f"{_sentence(m.steps.words)}: the table below gives each GPU's move at each step."))
+        table = history.replication_table(m.steps)
+    else:
+        stepped = [s for s in h.series if s.steps]
+        table = history.history_table(h, stepped or h.series[:1])
+        table.title = "Release steps beyond the A/A noise" if stepped else table.title
+    several = len(m.histories) > 1
+    runs = " and ".join(f"`{found.run.path}`" for _, _, found in m.histories)
+    return [Heading("The release history", 3)] + prose + [TableBlock(table, "history", wide=True),
             FigureBlock("history", 4, "Each kernel's median time on uniform bytes under every NVRTC release, over the "
                                       "oldest release's: the release's own SASS (filled) and its PTX compiled by the "
                                       "driver (hollow, where the driver could load it); the grey band is the run's "
-                                      "A/A noise.", f"`{h.run.path}`; `data/codegen/`")]
+                                      "A/A noise" + ("; a colour per GPU." if several else "."),
+                        f"{runs}; `data/codegen/`")]
 
 
 def history_slot(releases, missing):
@@ -282,21 +337,25 @@ def history_slot(releases, missing):
 
 
 def versions_section(m):
-    pairs = m.version_runs
-    heading = f"3. CUDA {major_minor(pairs[0].base_tc)} against CUDA {major_minor(pairs[0].new_tc)}" if pairs else \
+    compared = [g for g in m.own if g.version_runs]
+    first = compared[0].version_runs[0] if compared else None
+    heading = f"3. CUDA {major_minor(first.base_tc)} against CUDA {major_minor(first.new_tc)}" if first else \
         "3. CUDA versions compared"
     blocks = [Heading(heading)]
-    if not pairs:
-        return blocks + [Para(versions_prose(m) + f" Ours: {m.missing('versions')}")] + history_section(m)
-    model = m.version_figure
-    return blocks + [
-        Para(versions_prose(m)),
-        TableBlock(version_table(pairs), "versions", wide=True),
+    if not compared:
+        return blocks + [Para(versions_prose(m, []) + f" Ours: {m.missing('versions')}")] + history_section(m)
+    several = len(m.version_figure) > 1
+    absent = "".join(f" On {g.label}: {g.missing('versions')}" for g in m.own if not g.version_runs)
+    tables = [TableBlock(version_table(g.version_runs, g.label if len(compared) > 1 else ""),
+                         "versions" + (f"-{n + 1}" if n else ""), wide=True) for n, g in enumerate(compared)]
+    ours = "; ".join(f"{rows.gpu}, {rows.ours}" if several else rows.ours for rows in m.version_figure)
+    runs = " and ".join(f"`{g.gpu.sel.version.path}`" for g in m.gpus if g.version_rows in m.version_figure)
+    return blocks + [Para(versions_prose(m, compared) + absent)] + tables + [
         FigureBlock("versions", 3, f"Each kernel's median time under the newer CUDA over the older on uniform bytes "
-                                   f"with its 95% bootstrap interval ({model.ours}), its A/A control (hollow "
+                                   f"with its 95% bootstrap interval ({ours}), its A/A control (hollow "
                                    "squares), and the lesson's published T4 ratios (hollow diamonds); the grey band "
-                                   "is the 'same' band.",
-                    f"`{m.study.sel.version.path}`; `data/published/lesson_t4.csv`")] + history_section(m)
+                                   "is the 'same' band" + ("; a colour per GPU." if several else "."),
+                    f"{runs}; `data/published/lesson_t4.csv`")] + history_section(m)
 
 
 # ---- 4. the contention sweep ----
@@ -312,12 +371,13 @@ def sweep_table(lines):
     return Table("The contention sweep beside Table 16-4: Mpix/s by distinct values", columns, rows, notes)
 
 
-def sweep_prose(lines):
+def sweep_prose(lines, own):
+    """The textbook's spreads, then ours of global atomics and the privatized kernel on the GPUs `own` (indexes)."""
     spread = lambda v: max(v.values()) / min(v.values())  # noqa: E731
     text = "In the textbook's table the per-block histogram's best over worst throughput is " + ", ".join(
         f"{spread(s.values):.1f}x on {s.whose.removesuffix(' (published)')}" for s in lines.published) + "."
     for s in lines.series:
-        if s.kind == 0 and {BASELINE, PRIVATIZED} & set(s.roles):
+        if s.gpu in own and {BASELINE, PRIVATIZED} & set(s.roles):
             text += (f" Ours, {s.impl} on the {s.whose}: {fmt.number(min(s.values.values()), 0)} to "
                      f"{fmt.number(max(s.values.values()), 0)} Mpix/s ({spread(s.values):.2f}x).")
     return text
@@ -327,12 +387,14 @@ def sweep_section(m):
     blocks = [Heading("4. The contention sweep (Table 16-4)")]
     if m.sweep_lines is None:
         return blocks + [Para(f"The sweep: {m.missing('sweep')}")]
-    runs = " and ".join(f"`{sel.sweep.path}`" for sel in m.study.selections if sel.sweep)
+    swept = [g for g in m.gpus if g.gpu.sel.sweep]
+    runs = " and ".join(f"`{g.gpu.sel.sweep.path}`" for g in swept)
+    ours = "our kernels (solid)" if len(swept) == 1 else "our kernels (solid; a colour per GPU, a marker per kernel)"
     return blocks + [
-        Para(sweep_prose(m.sweep_lines)),
+        Para(sweep_prose(m.sweep_lines, {g.index for g in m.own})),
         TableBlock(sweep_table(m.sweep_lines), "sweep", wide=True),
         FigureBlock("sweep", 5, "Throughput against the number of distinct byte values in the input (256 down to 1), "
-                                "our kernels (solid) beside the textbook's per-block histogram on four GPU "
+                                f"{ours} beside the textbook's per-block histogram on four GPU "
                                 "generations (dashed, hollow markers, published); log scales.",
                     f"{runs}; `data/published/table_16_4_per_block.csv`")]
 
@@ -345,12 +407,24 @@ def claims_section(m):
     decided = sum(a.combined[(cid, e.label)].status != claims.UNMEASURABLE for e in ours for cid, _, _ in claims.CLAIMS)
     return [Heading("5. The course text's claims, checked"),
             Para(f"Each claim of the course text is a rule on the data, decided per environment (GPU, toolchain, "
-                 f"driver) as holds, does not hold or not measurable here. {decided} of the "
-                 f"{len(ours) * len(claims.CLAIMS)} verdicts for our {len(ours)} environments are decided; the "
-                 "rules, figures and runs behind every verdict are in [the claims report](reports/claims.md). "
-                 "CPU runs decide none: every claim is about CUDA kernels."),
+                 f"driver) as holds, does not hold or not measurable here, and per GPU over every run and toolchain "
+                 f"on it (the table below). {decided} of the {len(ours) * len(claims.CLAIMS)} verdicts for our "
+                 f"{len(ours)} environments are decided; the rules, figures and runs behind every verdict, "
+                 "environment by environment, are in [the claims report](reports/claims.md). CPU runs decide none: "
+                 "every claim is about CUDA kernels."),
             Items(tuple(f"**{cid}** {statement}" for cid, statement, _ in claims.CLAIMS)),
-            TableBlock(claims.summary_table(a), "claims", wide=True)]
+            TableBlock(claims.gpu_table(a, m.claims_by_gpu, [g.label for g in m.gpus]), "claims", wide=True)] \
+        + findings_section(m)
+
+
+def findings_section(m):
+    """Which of the study's findings hold on each GPU, where the appendix shows several GPUs or a user's runs."""
+    if len(m.gpus) < 2 and not m.study.beside:
+        return []
+    words = "; ".join(f.words for f in m.findings)
+    return [Heading("Which of the study's findings hold on each GPU", 3),
+            Para(f"Each finding decided from each GPU's own runs: {words}."),
+            TableBlock(carryover.findings_table(m.findings), "findings", wide=True)]
 
 
 # ---- 6. the environments ----
@@ -383,17 +457,50 @@ def _per_run_words(words_of, runs, sel):
 
 
 def environment_paragraph(env, study):
-    """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs.
-    Clocks and host are each run's own (the GPU machine's kernel, say, differs between calls)."""
-    runs = [ev.run for ev in env.members]
-    run, tc = runs[0], env.members[0].toolchain
+    """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs."""
+    ev = env.members[0]
+    return f"**{env.label}.** The kernels {build_words(ev.run, ev.toolchain)}; " + \
+        _produced([e.run for e in env.members], ev.toolchain, study)
+
+
+def _produced(runs, tc, study):
+    """The histostudy, GPU, clocks, host and runs behind an environment's numbers. Clocks and host are each run's
+    own (the GPU machine's kernel, say, differs between calls)."""
+    run = runs[0]
     sel = study.selection_of(run)
     commits = sorted({commit_line(r.doc["provenance"]) for r in runs})
     clocks = _per_run_words(clock_words, runs, sel)
     version = run.environment["build"].get("histostudy_version", "?")
-    return (f"**{env.label}.** The kernels {build_words(run, tc)}; histostudy {version} at commit "
-            f"{', '.join(commits)}, on {gpu_words(run, tc)}" + (f", {clocks}" if clocks else "")
+    return (f"histostudy {version} at commit {', '.join(commits)}, on {gpu_words(run, tc)}"
+            + (f", {clocks}" if clocks else "")
             + f"; host {_per_run_words(host_words, runs, sel)}. Runs started {_runs_words(runs, sel)}.")
+
+
+def modules_paragraph(envs, study):
+    """The environments of a release history's modules (one run's, each a release's SASS or PTX) in one paragraph:
+    they differ in the module alone."""
+    members = [ev for env in envs for ev in env.members]
+    first = members[0]
+    entries = [module_entry(ev.toolchain) for ev in members]
+    kinds = "; ".join(f"{kind}: {len(found)} releases, {history.version_text(min(found))} to "
+                      f"{history.version_text(max(found))}" for kind in dict.fromkeys(e[1] for e in entries)
+                      for found in [[e[0] for e in entries if e[1] == kind]])
+    label = claims.environment_label(first.run, first.toolchain).replace(
+        f" / {first.toolchain} / ", f" / {len(envs)} release-history modules / ")
+    runs = list({ev.run.path: ev.run for ev in members}.values())
+    return (f"**{label}.** The kernels of each NVRTC release ({kinds}), each from its own module, the first "
+            f"{build_words(first.run, first.toolchain)}; " + _produced(runs, first.toolchain, study))
+
+
+def environment_paragraphs(envs, study):
+    """A paragraph per environment, the modules of each release-history run in one (modules_paragraph)."""
+    groups = {}
+    for env in envs:
+        modules = all(module_entry(ev.toolchain) for ev in env.members)
+        key = tuple(ev.run.path for ev in env.members) if modules else env.label
+        groups.setdefault((modules, key), []).append(env)
+    return [modules_paragraph(found, study) if modules else environment_paragraph(found[0], study)
+            for (modules, _), found in groups.items()]
 
 
 def published_paragraphs(published):
@@ -412,10 +519,12 @@ def published_paragraphs(published):
 
 
 def environments_section(m):
-    ours = [Para(environment_paragraph(e, m.study)) for e in m.claims.ours]
+    ours = [Para(p) for p in environment_paragraphs(m.claims.ours, m.study)]
     return ([Heading("6. What produced each environment's numbers")] + ours
             + [Para(p) for p in published_paragraphs(m.study.published)]
-            + [Para("Every recorded key of every run is in [the environments report](reports/environments.md).")])
+            + [Para("Every recorded key of every run" + (", and what differs between the GPUs' machines," if m.machines
+                                                         else "") + " is in [the environments report]"
+                    "(reports/environments.md).")])
 
 
 # ---- 7. further ----
@@ -434,12 +543,18 @@ REPORTS = (("lesson.md", "the lesson's tables for every toolchain and the CPU, w
            ("environments.md", "which run feeds which report, and every environment in full"))
 
 
+def _studys_gpus(m):
+    """'NVIDIA H200 and NVIDIA H100 80GB HBM3': the GPUs of the study's own runs, or 'GPUs' where it has none."""
+    studys = [g for g in m.gpus if not g.gpu.yours] if m.study.beside else m.gpus
+    return " and ".join(g.gpu.name for g in studys) or "GPUs"
+
+
 def further_section(m):
     return [Heading("7. In full, and on your own GPU"),
             Items(tuple(f"[reports/{name}](reports/{name}): {what}" for name, what in REPORTS)),
             Para("Your own GPU: `./dev study` on it writes its runs under `runs/`; `./dev appendix` then makes this "
-                 "appendix from them, your GPU beside the T4 and the study's H200, in `runs/appendix/` (the "
-                 "committed paper is never touched). `./dev audit A.json B.json` audits one run against another, "
+                 f"appendix from them, your GPU beside the T4 and the study's {_studys_gpus(m)}, in `runs/appendix/` "
+                 "(the committed paper is never touched). `./dev audit A.json B.json` audits one run against another, "
                  "and `./dev audit 12.6 13.0` two CUDA releases on your GPU: exit 1 on a failed check, a missing "
                  "row or a slowdown beyond its threshold, 2 where it cannot judge.")]
 

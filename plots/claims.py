@@ -514,7 +514,36 @@ def audit(runs, published):
     return Audit(envs, combined, each, kernels)
 
 
+def by_gpu(a, gpus):
+    """{(claim id, GPU label): Finding}: each claim decided per GPU, combined over every run and toolchain of it
+    (combine); gpus: [(label, [Run])]. A GPU none of whose runs measured a claim: not measurable here."""
+    members = {label: [ev for env in a.ours for ev in env.members if ev.run in runs] for label, runs in gpus}
+    return {(cid, label): combine([a.each[(cid, ev.label)] for ev in found] or [unmeasurable("no run")])
+            for label, found in members.items() for cid, _, _ in CLAIMS}
+
+
+def published_columns(a):
+    """[(column label, [Environment])]: each source of the lesson's table, and Table 16-4's generations as one."""
+    lesson = [(f"{env.members[0].source.gpu}, CUDA {env.members[0].source.cuda} (published)", [env])
+              for env in a.envs if env.published and isinstance(env.members[0], PublishedLessonEvidence)]
+    textbook = [env for env in a.envs if env.published and isinstance(env.members[0], PublishedSweepEvidence)]
+    return lesson + ([("Table 16-4 (published)", textbook)] if textbook else [])
+
+
 # ---- the tables ----
+
+def gpu_table(a, verdicts, gpus):
+    """Each claim's verdict per published source and per GPU (by_gpu's `verdicts`; gpus: their labels)."""
+    published = published_columns(a)
+    rows = []
+    for cid, _, _ in CLAIMS:
+        sources = [combine([a.combined[(cid, env.label)] for env in envs]) for _, envs in published]
+        rows.append([cid] + [SHORT[f.status] for f in sources] + [SHORT[verdicts[(cid, g)].status] for g in gpus])
+    return Table("The course text's claims, per GPU", ["claim"] + [label for label, _ in published] + list(gpus),
+                 rows, ["holds / NO (does not hold) / - (not measurable here) / mixed (runs or toolchains disagree); "
+                        "a GPU's verdict combines every run and toolchain on it, each with its own figures in the "
+                        "claims report."], align="l" + "c" * (len(published) + len(gpus)))
+
 
 def summary_table(a):
     rows = [[env.label] + [SHORT[a.combined[(cid, env.label)].status] for cid, _, _ in CLAIMS] for env in a.envs]

@@ -113,12 +113,19 @@ class Counted:
 def load(profiles_dir, shown, registry_path=None):
     """The newest profile in profiles_dir (names start with their UTC date), or None where there is none; a
     malformed one raises ResultError naming it."""
+    newest = load_each_gpu(profiles_dir, shown, registry_path)
+    return max(newest, key=lambda c: pathlib.Path(c.path).name) if newest else None
+
+
+def load_each_gpu(profiles_dir, shown, registry_path=None):
+    """[Counted]: the newest profile of each GPU in profiles_dir, oldest first; a profile's name is
+    <UTC date>_<GPU>_profile.json (tools/ncu_profile.py), so an older profile of a GPU is never read. A
+    malformed one read raises ResultError naming it."""
     profiles_dir = pathlib.Path(profiles_dir)
     found = sorted(profiles_dir.glob("*.json")) if profiles_dir.is_dir() else []
-    if not found:
-        return None
-    return read(found[-1], f"{shown}{found[-1].name}",
-                registry_path or profiles_dir.parent / "registry.json")
+    newest = {path.stem.partition("_")[2]: path for path in found}   # by GPU: the newest wins
+    return [read(path, f"{shown}{path.name}", registry_path or profiles_dir.parent / "registry.json")
+            for path in sorted(newest.values())]
 
 
 def read(path, shown, registry_path):
@@ -146,8 +153,8 @@ def roles_registry(path):
 
 
 def files(counted):
-    """The data file the paper reads for the counters: [] without a profile."""
-    return [counted.path] if counted else []
+    """The data files the paper reads for the counters, of [Counted]: [] without a profile."""
+    return [c.path for c in counted or []]
 
 
 # ---- one profiled case ----
@@ -714,20 +721,21 @@ def passes_prose(counted, series):
 
 # ---- the paper ----
 
-def report_blocks(counted, back=()):
-    """The report; `back`: blocks under its title (the paper's link back to the appendix)."""
-    blocks = [Heading("Counted, not declared: the hardware counters", 1), *back, Para(intro(counted)),
-              Para(checks_prose(counted))]
+def report_blocks(counted, back=(), level=1):
+    """The report; `back`: blocks under its title (the paper's link back to the appendix); level 2: a further
+    GPU's part of the paper's report, titled by its GPU."""
+    title = "Counted, not declared: the hardware counters" if level == 1 else counted.gpu().get("name", "Another GPU")
+    blocks = [Heading(title, level), *back, Para(intro(counted)), Para(checks_prose(counted))]
     for tc in counted.toolchains():
         series = pass_series(counted, tc)
         model = placement(counted, tc)
-        blocks += [Heading(tc), Para(c1_prose(counted, tc)), TableBlock(declared_table(counted, tc)),
-                   Heading("Bank conflicts", 3), Para(conflicts_prose(counted, tc)),
-                   TableBlock(conflicts_table(counted, tc)), Heading("Where the bins lie", 3),
+        blocks += [Heading(tc, level + 1), Para(c1_prose(counted, tc)), TableBlock(declared_table(counted, tc)),
+                   Heading("Bank conflicts", level + 2), Para(conflicts_prose(counted, tc)),
+                   TableBlock(conflicts_table(counted, tc)), Heading("Where the bins lie", level + 2),
                    Para(placement_prose(model))]
         if model:
             blocks.append(TableBlock(placement_table(model, tc)))
-        blocks += [Heading("Bytes read per pass", 3), Para(passes_prose(counted, series))]
+        blocks += [Heading("Bytes read per pass", level + 2), Para(passes_prose(counted, series))]
         if series:
             blocks.append(TableBlock(passes_table(counted, series)))
     return blocks
@@ -741,25 +749,34 @@ def brief_blocks(counted):
             Para(placement_prose(placement(counted, tc))), Para(passes_prose(counted, pass_series(counted, tc)))]
 
 
+def _profiled(study):
+    """The study's profiles that hold cases: the newest of each GPU."""
+    return [c for c in study.counted if c.cases]
+
+
 def appendix_blocks(study):
-    """The appendix's part: the declared counts beside the counted ones for every implementation, C1 by the
-    counter, and the three findings in a sentence each; nothing without a profile."""
-    counted = getattr(study, "counted", None)
-    if not counted or not counted.cases:
-        return []
-    tc = counted.toolchains()[0]
-    return [Heading("Counted, not declared", 3),
-            Para(f"{checks_prose(counted)} {c1_prose(counted, tc)} In full, with the bank conflicts, the bins' "
-                 f"placement and the partitioned passes explained by the counters: "
-                 f"[the counters report](reports/{REPORT}.md)."),
-            TableBlock(summary_table(counted, tc), "counters", wide=True)]
+    """The appendix's part: per profiled GPU, the declared counts beside the counted ones for every implementation,
+    C1 by the counter, and the three findings in a sentence each; nothing without a profile."""
+    profiled = _profiled(study)
+    blocks = [Heading("Counted, not declared", 3)] if profiled else []
+    for n, counted in enumerate(profiled):
+        tc = counted.toolchains()[0]
+        on = f"On {counted.gpu().get('name', 'a GPU')}: " if len(profiled) > 1 else ""
+        blocks += [Para(f"{on}{checks_prose(counted)} {c1_prose(counted, tc)} In full, with the bank conflicts, the "
+                        f"bins' placement and the partitioned passes explained by the counters: "
+                        f"[the counters report](reports/{REPORT}.md)."),
+                   TableBlock(summary_table(counted, tc), "counters" + (f"-{n + 1}" if n else ""), wide=True)]
+    return blocks
 
 
 def reports(study):
-    """{report name: build} for paper/reports/: the counters report only where a profile is."""
-    counted = getattr(study, "counted", None)
+    """{report name: build} for paper/reports/: the counters report, a part per profiled GPU, only where a profile
+    is."""
+    profiled = _profiled(study)
     back = (Para("Part of [the appendix](../appendix.md)."),)
-    return {REPORT: lambda _study: report_blocks(counted, back)} if counted and counted.cases else {}
+    return {REPORT: lambda _study: [b for n, c in enumerate(profiled)
+                                    for b in report_blocks(c, back if n == 0 else (), level=1 if n == 0 else 2)]} \
+        if profiled else {}
 
 
 def main(argv=None):

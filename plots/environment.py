@@ -222,6 +222,36 @@ def differences(doc_a, doc_b):
     return sorted(rows, key=lambda r: (order.index(r[0]), r[1]))
 
 
+# ---- the GPUs' machines side by side ----
+
+# What changes from moment to moment or from board to board of one model, and no machine is told by: left out
+# of the machines' differences.
+MOMENT = re.compile(r"taken_at|temperature|power_draw|uuid|pci_bus_id|\.index$|hostname|clock_event|ecc_pending")
+
+
+def machine_record(run):
+    """A run's record of its machine, flattened: the GPU of its first GPU toolchain (gpu.*), the driver, the GPU's
+    state before the run, the host and the build; what changes from moment to moment aside (MOMENT)."""
+    gpu_toolchain = next((tc for tc in run.toolchains(controls=False) if tc != "cpu"), None)
+    record = {"gpu": gpu_record(run, gpu_toolchain)} if gpu_toolchain else {}
+    record.update({k: run.environment.get(k) for k in ("driver", "gpu_state_before", "host", "build")})
+    return {k: v for k, v in flatten(record).items() if not MOMENT.search(k)}
+
+
+def machine_differences(gpus):
+    """[(category, key, {GPU label: the values its runs record, in words})] of every key of the machine records
+    (machine_record) whose values differ between the GPUs, gpus [(label, [Run])]; [] with fewer than two GPUs."""
+    if len(gpus) < 2:
+        return []
+    records = {label: [machine_record(run) for run in runs] for label, runs in gpus}
+    keys = sorted({k for found in records.values() for record in found for k in record})
+    values = {k: {label: "; ".join(dict.fromkeys(show(r.get(k, ABSENT)) for r in found))
+                  for label, found in records.items()} for k in keys}
+    order = [name for name, _ in DIFF_CATEGORIES] + ["other"]
+    rows = [(category(k), k, by_gpu) for k, by_gpu in values.items() if len(set(by_gpu.values())) > 1]
+    return sorted(rows, key=lambda r: (order.index(r[0]), r[1]))
+
+
 # ---- in words: what produced a run's numbers ----
 
 MIB = 1 << 20

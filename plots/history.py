@@ -119,6 +119,80 @@ def history(run, audit, ptx):
     return out
 
 
+# ---- several GPUs: which steps replicate ----
+
+@dataclass(frozen=True)
+class Move:
+    """One GPU's series at one release against the release before it."""
+    comparison: stats.Comparison
+    noise: float
+    step: bool          # beyond the noise: a step of that series
+
+    @property
+    def direction(self):
+        return "faster" if self.comparison.ratio < 1 else "slower"
+
+
+@dataclass(frozen=True)
+class Replication:
+    gpus: list          # the GPUs' labels, each with a release history
+    rows: list          # [(kernel, input, kind of code, release, {GPU label: Move, or None where not timed})]
+
+    def replicated(self, moves):
+        """Whether every GPU shows the step, the same way."""
+        found = list(moves.values())
+        return all(m and m.step for m in found) and len({m.direction for m in found}) == 1
+
+    @property
+    def words(self):
+        """'3 of 16 steps replicate on every GPU (...)'."""
+        n = sum(self.replicated(moves) for *_, moves in self.rows)
+        return f"{n} of the {len(self.rows)} steps found on some GPU replicate on every GPU"
+
+
+def _move(series, release):
+    """The series' Move at `release` against the release before it, or None where it has no such pair."""
+    points = {p.release: p for p in series.points}
+    before = [p for p in series.points if p.release < release]
+    if release not in points or not before:
+        return None
+    step = next((st for st in series.steps if st.release == release), None)
+    c = step.comparison if step else stats.compare_samples(before[-1].samples, points[release].samples,
+                                                           1 + series.noise)
+    return Move(c, series.noise, step is not None)
+
+
+def replication(histories):
+    """The Replication of [(GPU label, History)]: every step any GPU shows (kernel, input, code, release), and
+    each GPU's move there; None with fewer than two histories."""
+    if len(histories) < 2:
+        return None
+    keys = dict.fromkeys((s.kernel, s.input, s.kind, st.release) for _, h in histories for s in h.series
+                         for st in s.steps)
+    by_key = [(label, {(s.kernel, s.input, s.kind): s for s in h.series}) for label, h in histories]
+    rows = [(kernel, input, kind, release, {label: _move(found[(kernel, input, kind)], release)
+                                            if (kernel, input, kind) in found else None for label, found in by_key})
+            for kernel, input, kind, release in keys]
+    return Replication([label for label, _ in histories], rows)
+
+
+def _move_cell(m):
+    if m is None:
+        return "not timed"
+    c = m.comparison
+    return (f"{m.direction if m.step else 'within noise'}: {fmt.ratio(c.ratio, 3)} "
+            f"({fmt.interval(c.ci_low, c.ci_high)}; noise ±{m.noise:.1%})")
+
+
+def replication_table(r):
+    rows = [[kernel, input, kind, version_text(release)] + [_move_cell(moves[g]) for g in r.gpus]
+            + ["yes" if r.replicated(moves) else "no"] for kernel, input, kind, release, moves in r.rows]
+    return Table("Release steps on each GPU", ["kernel", "input", "code", "release"] + r.gpus + ["on every GPU"],
+                 rows, ["Each GPU's time at the release over its time at the release before, with the bootstrap "
+                        "interval and that series' A/A noise; a step lies wholly outside the noise (as for one GPU)."
+                        " Every step any GPU shows is listed."], align="llll" + "r" * len(r.gpus) + "l")
+
+
 # ---- the table and the figure ----
 
 METHOD = __doc__.split("\n\n")[1].replace("\n", " ")   # what the history does, in a paragraph
@@ -160,30 +234,33 @@ def history_table(h, shown=None):
 FIGURE_INPUT = "uniform"   # the lesson's first input; the table has every input
 
 
-def history_figure(h, width):
-    """One panel per implementation (the multi-pass one at its default P), on uniform bytes: SASS solid, PTX
-    dashed."""
-    model = [s for s in h.series if s.input == FIGURE_INPUT and "P=" not in s.kernel]
-    kernels = list(dict.fromkeys(s.kernel for s in model))
+def history_figure(model, width):
+    """model: [(GPU index, label, History)]. One panel per implementation (the multi-pass one at its default P), on
+    uniform bytes: SASS solid, PTX dashed; one GPU in its kernels' colours, several a colour each."""
+    several = len(model) > 1
+    drawn = [(index, label, [s for s in h.series if s.input == FIGURE_INPUT and "P=" not in s.kernel])
+             for index, label, h in model]
+    kernels = list(dict.fromkeys(s.kernel for _, _, found in drawn for s in found))
     fig, axes = figures.new_figure(width, 1.05 * len(kernels) + 0.8, nrows=len(kernels), ncols=1, sharex=True,
                                    squeeze=False)
     fig.subplots_adjust(hspace=0.55)
-    releases = sorted({p.release for s in model for p in s.points})
+    releases = sorted({p.release for _, _, found in drawn for s in found for p in s.points})
     x = {r: i for i, r in enumerate(releases)}
     for ax, kernel in zip(axes[:, 0], kernels):
-        mine = [s for s in model if s.kernel == kernel]
-        noise = max(s.noise for s in mine)
+        mine = [(index, label, s) for index, label, found in drawn for s in found if s.kernel == kernel]
+        noise = max(s.noise for _, _, s in mine)
         ax.axhspan(1 - noise, 1 + noise, color="0.88", lw=0, label="A/A noise")
-        for s in mine:
+        for index, label, s in mine:
             ax.plot([x[p.release] for p in s.points], [p.relative for p in s.points],
-                    "-" if s.kind == "SASS" else "--", color=figures.color(s.impl),
+                    "-" if s.kind == "SASS" else "--",
+                    color=figures.gpu_color(index) if several else figures.color(s.impl),
                     marker="o" if s.kind == "SASS" else "s", fillstyle="full" if s.kind == "SASS" else "none",
-                    label=f"{s.kind}")
+                    label=f"{s.kind}, {label}" if several else f"{s.kind}")
         ax.set_title(f"{kernel.split()[0]} on {FIGURE_INPUT} bytes", loc="left", pad=2)
         ax.set_ylabel("time / oldest")
     axes[-1, 0].set_xticks(range(len(releases)), [".".join(map(str, r[:2])) for r in releases], rotation=90)
     axes[-1, 0].set_xlabel("NVRTC release")
-    figures.legend_below(fig, axes[0, 0], width, (3, 3))
+    figures.legend_below(fig, axes[0, 0], width, (1, 3) if several else (3, 3))
     return fig
 
 
@@ -205,7 +282,8 @@ def main(argv=None):
         return 2
     if args.out_dir:
         status, _ = output.render("history", args.out_dir,
-                                  lambda folder: figures.both_widths(history_figure, h, folder, "history"), 2)
+                                  lambda folder: figures.both_widths(history_figure, [(0, selection.gpu_of(run), h)],
+                                                                     folder, "history"), 2)
         if status:
             return status
     output.write_stdout(history_table(h).text() + "\n")

@@ -523,16 +523,18 @@ def small_table(m):
 
 # ---- the report ----------------------------------------------------------------
 
-def perf_tables(view, small, cpus, not_yet, series=()):
-    """The GPU's PerfView tables (`not_yet` where None), the subject at the lesson's size (a Small, or None),
-    a table per CpuView, and one per CpuSeries."""
+def gpu_tables(view, small, not_yet):
+    """A GPU's PerfView tables (`not_yet` where None) and the subject at the lesson's size (a Small, or None)."""
     if view:
         tables = [gpu_table(view), threshold_table(view), hardware_table(view), kernel_ceiling_table(view)]
     else:
         tables = [Table("Performance (GPU)", ["input"], [], [not_yet])]
-    if small:
-        tables.append(small_table(small))
-    tables += [cpu_table(cpu) for cpu in cpus]
+    return tables + ([small_table(small)] if small else [])
+
+
+def cpu_tables(cpus, series=()):
+    """A table per CpuView, and one per CpuSeries."""
+    tables = [cpu_table(cpu) for cpu in cpus]
     tables += [cpu_series_table(s) for s in series]
     if not cpus:
         tables.append(Table("Performance (CPU)", ["input"], [],

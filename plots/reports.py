@@ -26,14 +26,33 @@ def _tables(tables):
 
 # ---- the lesson in full ----
 
+def _each_gpu(m, role, blocks_of):
+    """blocks_of(g) for each GPU of this appendix's runs that has the role's runs, under a heading per GPU where
+    there are several (a GPU without them says why); [] where none has."""
+    has = [g for g in m.own if g.gpu.sel.roles.get(role)]
+    if not has:
+        return []
+    if len(m.own) == 1:
+        return blocks_of(has[0])
+    return [b for g in m.own for b in [Heading(g.label)] + (blocks_of(g) if g in has else
+                                                            [Para(_sentence(g.missing(role)))])]
+
+
+def _sentence(words):
+    return words[:1].upper() + words[1:]
+
+
 def lesson_report(m):
-    if m.lesson is None:
+    found = _each_gpu(m, "lesson", lambda g: [
+        Para(f"Every toolchain of `{g.lesson.run.path}`, its CPU too, then the other CPUs recorded; for "
+             "GPU toolchains the baseline at the placement run's best and worst bins offsets, the floor "
+             "rows, the declared global atomic updates and the lesson's partitioned exercise.")]
+        + _tables(lesson.lesson_tables(g.lesson)))
+    if not found:
         return _page("The lesson's tables in full", [Para(m.missing("lesson"))])
-    return _page("The lesson's tables in full",
-                 [Para(f"Every toolchain of `{m.lesson.run.path}`, its CPU too, then the other CPUs recorded; for "
-                       "GPU toolchains the baseline at the placement run's best and worst bins offsets, the floor "
-                       "rows, the declared global atomic updates and the lesson's partitioned exercise.")],
-                 *(_tables(lesson.lesson_tables(model)) for model in [m.lesson] + m.cpu_lessons))
+    other = [Heading("The other CPUs")] if len(m.own) > 1 and m.cpu_lessons else []
+    return _page("The lesson's tables in full", found, other,
+                 *(_tables(lesson.lesson_tables(model)) for model in m.cpu_lessons))
 
 
 # ---- versions in full ----
@@ -64,9 +83,10 @@ def versions_report(m):
     intro = [Para("A verdict stands only where the A/A pair (a toolchain against its own repeat, same kernel and "
                   "input, same run) is the same: the rule is under each table. What each toolchain made of each "
                   "kernel: [the codegen report](codegen.md).")]
-    prose = [Para(pair_prose(pair)) for pair in m.versions]
+    pairs = [pair for g in m.own for pair in g.versions]
+    prose = [Para(pair_prose(pair)) for pair in pairs]
     return _page("CUDA versions compared, in full", intro, prose or [Para(m.missing("versions"))],
-                 _tables(versions.version_tables(m.versions, m.published_pairs, m.study.published, m.study.audit,
+                 _tables(versions.version_tables(pairs, m.published_pairs, m.study.published, m.study.audit,
                                                  m.missing("versions"))))
 
 
@@ -168,10 +188,11 @@ def placement_prose(p):
     return [Para(p) for p in paras]
 
 
-def hotcold_prose(m):
-    sel, h = m.study.sel, m.hotcold
+def hotcold_prose(g, missing):
+    """Hot against cold on one GPU (models.GpuModels); missing(role): why a role has no run."""
+    sel, h = g.gpu.sel, g.hotcold
     if h is None:
-        return f"Hot against cold samples: {m.missing('hot' if sel.hot is None else 'cold')}"
+        return f"Hot against cold samples: {missing('hot' if sel.hot is None else 'cold')}"
     hot, cold, pairs, l2 = h.hot, h.cold, h.pairs, h.l2
     modes = "; ".join(f"{what} `{run.path}` {cache_mode(run)}" for what, run in
                       (("the lesson run", sel.lesson), ("the placement run", sel.placement)) if run)
@@ -196,14 +217,22 @@ def hotcold_prose(m):
 
 
 def placement_report(m):
-    p = m.placement
-    where = (placement_prose(p) if p else [Para(f"Bins placement: {m.missing('placement')}")]) + \
-        _tables(placement.placement_tables(p, m.missing("placement")))
+    placed = _each_gpu(m, "placement", lambda g: placement_prose(g.placement)
+                       + _tables(placement.placement_tables(g.placement, None)))
+    if not placed:
+        placed = [Para(f"Bins placement: {m.missing('placement')}")] + \
+            _tables(placement.placement_tables(None, m.missing("placement")))
     cache = [Heading("Hot and cold samples"),
              Para("Cold samples follow a flush of the L2, so each run reads its input from DRAM (the study's "
-                  "default); hot samples run back to back."), Para(hotcold_prose(m)),
-             TableBlock(hotcold.hot_cold_table(m.hotcold, m.missing("hot")))]
-    return _page("Where the bins lie, and hot against cold samples", where, cache)
+                  "default); hot samples run back to back.")]
+    if not m.own:
+        cache += [Para(f"Hot against cold samples: {m.missing('hot')}"),
+                  TableBlock(hotcold.hot_cold_table(None, m.missing("hot")))]
+    for g in m.own:
+        missing = g.missing if len(m.own) > 1 else m.missing
+        cache += [Heading(g.label, 3)] if len(m.own) > 1 else []
+        cache += [Para(hotcold_prose(g, missing)), TableBlock(hotcold.hot_cold_table(g.hotcold, missing("hot")))]
+    return _page("Where the bins lie, and hot against cold samples", placed, cache)
 
 
 # ---- the sweep in full ----
@@ -211,17 +240,21 @@ def placement_report(m):
 def sweep_report(m):
     missing, published = m.missing("sweep"), m.study.published
     cpu = [t for t in (sweep.cpu_sweep_table(s) for s in m.cpu_sweeps) if t]
+    swept = [g for g in m.own if g.sweep]
+    named = len(swept) > 1
+    gpu = [sweep.gpu_sweep_table(g.sweep, published, missing, g.label if named else "") for g in swept] or \
+        [sweep.gpu_sweep_table(None, published, missing)]
     return _page("The contention sweep in full",
-                 [TableBlock(sweep.textbook_layout_table(m.sweep, published, missing)),
-                  TableBlock(sweep.gpu_sweep_table(m.sweep, published, missing))], _tables(cpu))
+                 [TableBlock(sweep.textbook_layout_table([(g.label if named else "", g.sweep) for g in swept],
+                                                         published, missing))], _tables(gpu), _tables(cpu))
 
 
 # ---- performance ----
 
-def perf_gpu_prose(m):
-    view = m.perf
+def perf_gpu_prose(view, missing):
+    """One GPU's perf run (a perf.PerfView, or None: missing('perf') says why) in words."""
     if view is None:
-        return f"The GPU performance report: {m.missing('perf')}"
+        return f"The GPU performance report: {missing('perf')}"
     run, s, b, checks = view.run, view.subject, view.peer, view.checks
     host = run.environment["host"]
     text = (f"Environment: {perf.gpu_environment_line(view)}; host {cpu_and_cores(run.environment)}, "
@@ -248,8 +281,9 @@ def perf_gpu_prose(m):
     return text
 
 
-def small_prose(m):
-    races = m.small.races if m.small else []
+def small_prose(small):
+    """The subject at the lesson's size on one GPU (a perf.Small, or None)."""
+    races = small.races if small else []
     if not races:
         return f"`{perf.SUBJECT.name('cuda')}` at the lesson's size: {NOT_HERE} (no GPU lesson run with it)."
     s = races[0].subject["impl"]
@@ -257,9 +291,9 @@ def small_prose(m):
     sure = sum(r.comparison.verdict == stats.FASTER for r in races)
     speedups = [1 / r.comparison.ratio for r in races]
     rivals = sorted({r.rival["impl"] for r in races})
-    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{m.small.run.path}`, "
+    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{small.run.path}`, "
             f"{races[0].subject['toolchain']}), `{s}` has the lowest median time of every kernel that counts on "
-            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{m.small.verdict}**), "
+            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{small.verdict}**), "
             f"{value_range(speedups, 2, 'x')} the next fastest ({', '.join(f'`{r}`' for r in rivals)}); the "
             f"bootstrap interval of the ratio lies wholly below 1 on {sure} of them.")
 
@@ -390,25 +424,50 @@ def count_section(m):
     return blocks + ([TableBlock(count_bench.bench_table(m.benches))] if m.benches else [])
 
 
+def gpu_performance(g, missing):
+    """One GPU's perf run and its subject at the lesson's size, in words; g None: no GPU of this appendix's runs."""
+    view = g.perf if g else None
+    blocks = [Para(perf_gpu_prose(view, missing)), Para(small_prose(g.small if g else None))]
+    return blocks + ([Para(ceilings_prose(view))] if ceilings_prose(view) else [])
+
+
+def floor_pcts_table(bars):
+    """Each implementation's percent of each GPU's own read floor per input: the perf runs side by side."""
+    impls = list(dict.fromkeys(impl for b in bars for impl in b.impls))
+    inputs = list(dict.fromkeys(i for b in bars for i in b.inputs))
+    rows = [[input] + [fmt.pct(b.pcts.get(impl, {}).get(input)) for impl in impls for b in bars] for input in inputs]
+    return Table(f"Percent of each GPU's own read floor, {bars[0].size}", ["input"] + [
+        f"{impl}, {b.gpu}" for impl in impls for b in bars], rows,
+        [f"Each implementation's GB/s over {bars[0].floor}'s on the same input in the same run on the same GPU: a "
+         "GPU against its own floor, whatever its memory bandwidth."],
+        align="l" + "r" * len(impls) * len(bars))
+
+
 def performance_report(m):
-    view = m.perf
-    gpu = [Para(perf_gpu_prose(m)), Para(small_prose(m))]
-    if ceilings_prose(view):
-        gpu.append(Para(ceilings_prose(view)))
-    if view:
+    own, several = m.own or [None], len(m.own) > 1
+    gpu = [b for g in own for b in ([Heading(g.label, 3)] if several else [])
+           + gpu_performance(g, g.missing if several else m.missing)]
+    views = [g.perf for g in m.own if g.perf]
+    if m.perf_bars:
         gpu.append(FigureBlock("perf", 1, "Each implementation's GB/s as a percent of the read floor's on the same "
                                           "input in the same run, with the study's targets and the shared-memory "
-                                          "ceilings.", f"`{view.run.path}`"))
-    size = f" at {fmt.size_words(view.size)}" if view else ""
+                                          "ceilings" + ("; a panel per implementation, a colour per GPU." if
+                                                        len(m.perf_bars) > 1 else "."),
+                               " and ".join(f"`{g.perf.run.path}`" for g in m.gpus if g.perf_bars in m.perf_bars)))
+    if len(m.perf_bars) > 1:
+        gpu.append(TableBlock(floor_pcts_table(m.perf_bars)))
+    size = f" at {fmt.size_words(views[0].size)}" if views else ""
     cpu_prose = [Para(cpu_run_prose(cpu)) for cpu in m.cpus] or [
         Para(f"No run chosen holds CPU rows of `{perf.SUBJECT.name('cpu')}`: the CPU comparison is {NOT_HERE}.")]
+    gpu_tables = [t for g in own for t in perf.gpu_tables(g.perf if g else None, g.small if g else None,
+                                                          (g.missing if several else m.missing)("perf"))]
     return _page("Performance engineering: how close to the read floor",
                  [Para(f"The study's `perf` experiment times the fastest implementations{size} on every input "
                        "beside the read floor of the same run, and records a microbenchmark of the GPU's "
                        "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), the "
                        "verdicts computed from the run.")],
                  gpu, [Heading("The CPU", 2)], cpu_prose,
-                 _tables(perf.perf_tables(view, m.small, m.cpus, m.missing("perf"), m.cpu_series)), sizes_section(m),
+                 _tables(gpu_tables + perf.cpu_tables(m.cpus, m.cpu_series)), sizes_section(m),
                  peers_section(m), count_section(m))
 
 
@@ -456,19 +515,27 @@ def sizes_prose(z):
 
 
 def sizes_section(m):
-    z = m.sizes
     blocks = [Heading("The GPU at every size", 2)]
-    if z is None:
+    found = [g for g in m.own if g.sizes]
+    if not found:
         return blocks + [Para(f"The size sweep: {m.missing('sizes')}")]
-    return blocks + [
-        Para(sizes_prose(z)),
-        FigureBlock("sizes", 2, f"Per input, the median time per run of `{z.names['floor']}`, `{z.names['subject']}` "
-                                f"and `{z.names['peer']}` against the input's size (log-log; shaded: p10..p90; "
-                                "dashed: the bytes read at the GPU's theoretical memory bandwidth), and each "
-                                "kernel's GB/s as a percent of the floor's at the same size (log x; dotted: the "
-                                "floor's own GB/s as a percent of the theoretical bandwidth). Sizes: M MiB, G GiB.",
-                    f"`{z.run.path}`"),
-        TableBlock(sizes.sweep_table(z)), TableBlock(sizes.target_table(z))]
+    several, lines = len(m.own) > 1, m.sizes_lines
+    z = found[0].sizes
+    prose = [Para((f"**{g.label}.** " if several else "") + (sizes_prose(g.sizes) if g.sizes else
+                                                           _sentence(g.missing("sizes")))) for g in m.own]
+    caption = (f"Per input, the median time per run of `{z.names['floor']}`, `{z.names['subject']}` "
+               f"and `{z.names['peer']}` against the input's size (log-log; shaded: p10..p90; "
+               "dashed: the bytes read at the GPU's theoretical memory bandwidth), and each "
+               "kernel's GB/s as a percent of the floor's at the same size (log x; dotted: the "
+               "floor's own GB/s as a percent of the theoretical bandwidth). Sizes: M MiB, G GiB." if len(lines) == 1
+               else f"Per input, the median time per run of `{z.names['floor']}` (dotted), `{z.names['subject']}` "
+               f"(solid) and `{z.names['peer']}` (dashed) against the input's size (log-log), and the two kernels' "
+               "GB/s as a percent of their own GPU's floor at the same size (log x); a colour per GPU. Sizes: M MiB, "
+               "G GiB.")
+    figure = FigureBlock("sizes", 2, caption, " and ".join(f"`{model.run.path}`" for _, _, model in lines))
+    side_by_side = [TableBlock(sizes.gpus_table(lines))] if len(lines) > 1 else []
+    return blocks + prose + [figure] + side_by_side + [
+        TableBlock(t) for g in found for t in (sizes.sweep_table(g.sizes), sizes.target_table(g.sizes))]
 
 
 def peers_prose(g):
@@ -511,7 +578,8 @@ def claims_report(m):
                  [Para("Each claim is a rule on the data (printed under its table), decided per environment (GPU, "
                        "toolchain, driver) from every run and toolchain that measured it, and per published source. "
                        "CPU toolchains are left out: every claim is about CUDA kernels.")],
-                 [TableBlock(claims.summary_table(m.claims))], _tables(claims.claim_tables(m.claims)))
+                 [TableBlock(claims.gpu_table(m.claims, m.claims_by_gpu, [g.label for g in m.gpus])),
+                  TableBlock(claims.summary_table(m.claims))], _tables(claims.claim_tables(m.claims)))
 
 
 # ---- environments in full ----
@@ -548,15 +616,32 @@ def environments_report(m):
     summaries = [TableBlock(Table(f"Environment: {run.name}", ["field", "value"], [list(p) for p in summary(run)],
                                   [f"Command: `{' '.join(run.doc['provenance']['argv'])}`"], align="ll"))
                  for run in runs]
-    return _page("The environments in full", [chosen_section(m.study.sel)], summaries,
+    return _page("The environments in full", [chosen_section(m.study.sel)], machines_section(m), summaries,
                  [Heading("Every recorded key", 2)], [full_record(run) for run in runs])
 
 
+def machines_section(m):
+    """What differs between the GPUs' machines, key by key, where there are several GPUs."""
+    if not m.machines:
+        return []
+    gpus = [g.label for g in m.gpus]
+    rows = [[what, f"`{key}`"] + [values[g].replace("|", "/") for g in gpus] for what, key, values in m.machines]
+    return [Heading("What differs between the GPUs' machines", 2), TableBlock(Table(
+        "The GPUs' machines: every recorded key whose values differ", ["what", "key"] + gpus, rows,
+        ["Each GPU's values over its runs (every distinct one, in the order of its runs): its GPU record, driver, "
+         "GPU state before the run, host and build; what changes from moment to moment (times, temperatures, power "
+         "drawn) and from board to board (identity, bus) left out."], align="ll" + "l" * len(gpus)))]
+
+
 def history_report(m):
-    """Every kernel x input x kind of code under every release: the release history in full."""
-    if not m.history:
+    """Every kernel x input x kind of code under every release: the release history in full, a GPU's each, and
+    which steps replicate on every GPU."""
+    found = _each_gpu(m, "history", lambda g: [TableBlock(history.history_table(g.history))])
+    if not found:
         return _page("The release history", [Para(f"Release history: {m.missing('history')}")])
-    return _page("The release history in full", [Para(history.METHOD)], [TableBlock(history.history_table(m.history))])
+    steps = [Heading("Which steps replicate", 2), Para(_sentence(m.steps.words) + "."),
+             TableBlock(history.replication_table(m.steps))] if m.steps and m.steps.rows else []
+    return _page("The release history in full", [Para(history.METHOD)], found, steps)
 
 
 REPORTS = {"lesson": lesson_report, "versions": versions_report, "history": history_report,

@@ -31,6 +31,10 @@ name a run that does not fit):
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
 
+The GPU roles (GPU_ROLES: all but cpu, series and count) are per GPU: a role takes one run per GPU (versions a run
+a line per GPU), so the paper shows every GPU the manifest names, in the order it first names each. A GPU is its
+model as the run records it ("NVIDIA H200"; gpu_of), not a board: each call to a GPU machine may get another board.
+
 Every GPU run must carry the study's controls (results.is_controlled), and no
 run may be incomplete (stopped on an error after measuring): such a run never
 feeds the paper. The claims audit and the environments read every run named.
@@ -42,17 +46,18 @@ where that is more than one role's runs (the CPU runs of the performance
 report, the GPUs of the lesson table); plots/models.py takes it from here.
 
 A user's own appendix (plots/own_appendix.py) has no manifest: by_content
-gives each role the newest of the user's runs that fits it, and leaves out,
-saying why, the incomplete and the uncontrolled ones.
+gives each role the newest of the user's runs that fits it (a GPU role's on
+each GPU), and leaves out, saying why, the incomplete and the uncontrolled ones.
 """
 import csv
+import functools
 import pathlib
 from dataclasses import dataclass, field
 
 from plots import count_bench
 from plots.environment import cpu_name, gpu_name
-from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, library_toolchains,
-                           load_run, module_entry, run_order_key, version_pairs)
+from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, load_run,
+                           module_entry, primary_gpu_toolchain, run_order_key, version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -110,6 +115,14 @@ ROLES = {
 PEERS = "peers"
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
 BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
+GPU_ROLES = tuple(role for role in ROLES if role not in ("cpu", "series"))   # the roles a GPU's runs take
+MANY_PER_GPU = ("versions", "peers")   # the GPU roles that take several runs of one GPU (peers: cold and hot)
+
+
+def gpu_of(run):
+    """The GPU a run's GPU rows ran on, by name ('NVIDIA H200'); None for a run without GPU rows."""
+    toolchain = primary_gpu_toolchain(run)
+    return gpu_name(run, toolchain) if toolchain else None
 
 
 @dataclass
@@ -120,6 +133,8 @@ class Selection:
     source: str = MANIFEST_FILE                     # where the choice is written, for messages
     manifest: bool = True                           # chosen by a manifest, not by content
     benches: list = field(default_factory=list)     # [count_bench.Bench], in the manifest's order
+    gpus: list = field(default_factory=list)        # the GPUs of its GPU roles' runs, in the manifest's order
+    gpu: str = None                                 # the GPU of a selection of one GPU's runs (on_gpu)
 
     @property
     def runs(self):
@@ -155,8 +170,8 @@ class Selection:
 
     @property
     def other_cpu_runs(self):
-        """The CPU runs the lesson report shows after the lesson run: every one but the lesson run itself."""
-        return [run for run in self.cpu_runs if run is not self.lesson]
+        """The CPU runs the lesson report shows after the lesson runs: every one but a GPU's lesson run."""
+        return [run for run in self.cpu_runs if run not in self.roles.get("lesson", [])]
 
     @property
     def version(self):
@@ -166,9 +181,16 @@ class Selection:
     def missing(self, role):
         """Why a report of `role` is empty, in one sentence."""
         what = BENCH_WORDS if role == BENCH_ROLE else ROLES[role][0]
+        on = f" on {self.gpu}" if self.gpu else ""
         if self.manifest:
-            return f"{NOT_YET}: {self.source} names no run with {what}."
-        return f"not measured in these runs: none of {self.source} holds {what}."
+            return f"{NOT_YET}: {self.source} names no run{on} with {what}."
+        return f"not measured in these runs: none of {self.source}{on} holds {what}."
+
+    def on_gpu(self, gpu):
+        """The selection of `gpu`'s runs: its runs of the GPU roles, no CPU runs, no count benches."""
+        roles = {role: [r for r in runs if gpu_of(r) == gpu] for role, runs in self.roles.items() if role in GPU_ROLES}
+        return Selection({role: runs for role, runs in roles.items() if runs}, self.why, {}, self.source,
+                         self.manifest, gpus=[gpu], gpu=gpu)
 
     def roles_of(self, run):
         return [role for role, runs in self.roles.items() if run in runs]
@@ -211,10 +233,18 @@ def _problem(run, role, runs_by_role):
     what, fits = ROLES[role]
     if not fits(run):
         return f"it holds no {what}"
-    hot = (runs_by_role.get("hot") or [None])[0]
+    same_gpu = [r for r in runs_by_role.get(role, []) if gpu_of(r) == gpu_of(run)] if role in GPU_ROLES else []
+    if same_gpu and role not in MANY_PER_GPU:
+        return f"{same_gpu[0].name} is its {role} run of {gpu_of(run)} already, and a role takes one run per GPU"
+    hot = next((r for r in runs_by_role.get("hot", []) if gpu_of(r) == gpu_of(run)), None)
     if role == "cold" and hot and not gpu_cases(run) & gpu_cases(hot):
         return f"it holds none of the cases of the hot run {hot.name}"
     return None
+
+
+def gpus_of(runs):
+    """The GPUs of `runs`, each once, in their order."""
+    return list(dict.fromkeys(gpu for gpu in map(gpu_of, runs) if gpu))
 
 
 def load(data_dir, shown_prefix=""):
@@ -224,7 +254,7 @@ def load(data_dir, shown_prefix=""):
     shown = f"{shown_prefix}{MANIFEST_FILE}"
     lines = _read_csv(data_dir / MANIFEST_FILE, MANIFEST_COLUMNS, shown)
     superseded = load_superseded(data_dir / "runs", f"{shown_prefix}runs/")
-    loaded, roles, why, benches = {}, {}, {}, []
+    loaded, roles, why, benches, named = {}, {}, {}, [], []
     for n, line in enumerate(lines, start=2):
         name, role = line["file"], line["role"]
         where = f"{shown}, line {n}"
@@ -249,7 +279,9 @@ def load(data_dir, shown_prefix=""):
             raise ResultError(where, f"{name} cannot be the {role} run: {problem}")
         roles.setdefault(role, []).append(run)
         why[(run.path, role)] = line["reason"]
-    return Selection({role: roles[role] for role in ROLES if role in roles}, why, source=shown, benches=benches)
+        named += [run] if role in GPU_ROLES else []
+    return Selection({role: roles[role] for role in ROLES if role in roles}, why, source=shown, benches=benches,
+                     gpus=gpus_of(named))
 
 
 def _manifest_bench(data_dir, name, shown_prefix, where):
@@ -277,17 +309,6 @@ def newest_cpu_runs(runs):
     return with_cpu[-1:]
 
 
-def peers_gpu(run):
-    """The GPU a peers run measured on, by name."""
-    return gpu_name(run, next(iter(sorted(library_toolchains(run))), None))
-
-
-def newest_per_gpu(peers_runs):
-    """The newest of `peers_runs` (oldest first) for each GPU, oldest first."""
-    newest = {peers_gpu(run): run for run in peers_runs}
-    return sorted(newest.values(), key=lambda r: run_order_key(r.path))
-
-
 def _left_out(run):
     if run.incomplete:
         return f"incomplete: the run stopped on an error ({run.incomplete})"
@@ -297,8 +318,8 @@ def _left_out(run):
 
 
 def by_content(runs, source="the runs given", benches=()):
-    """Each role's newest run among `runs` that fits it (every usable version run, oldest first); of
-    `benches` (count_bench.Bench), the newest per machine, implementation, file and plan."""
+    """Each role's newest run among `runs` that fits it, a GPU role's on each GPU (every usable version run, oldest
+    first); of `benches` (count_bench.Bench), the newest per machine, implementation, file and plan."""
     runs = sorted(runs, key=lambda r: run_order_key(r.path))
     left_out = {r.path: _left_out(r) for r in runs if _left_out(r)}
     usable = [r for r in runs if r.path not in left_out]
@@ -311,19 +332,32 @@ def by_content(runs, source="the runs given", benches=()):
             roles[role] = found
         elif role == "cpu":
             roles[role] = newest_cpu_runs(usable)
-        elif role == PEERS:
-            roles[role] = newest_per_gpu(found)
         elif found:
-            roles[role] = found[-1:]
+            roles[role] = newest_per_gpu(found)
     why = {(r.path, role): f"the newest of {source} with {ROLES[role][0]}" for role, rs in roles.items() for r in rs}
     chosen = count_bench.newest_benches(benches)
     why.update({(b.path, BENCH_ROLE): f"the newest of {source} for its machine, implementation, file and plan"
                 for b in chosen})
+    gpu_runs = [r for role, rs in roles.items() if role in GPU_ROLES for r in rs]
     return Selection({role: rs for role, rs in roles.items() if rs}, why, left_out, source, manifest=False,
-                     benches=chosen)
+                     benches=chosen, gpus=gpus_of(sorted(gpu_runs, key=lambda r: run_order_key(r.path))))
+
+
+def newest_per_gpu(runs):
+    """The newest of `runs` (oldest first) on each GPU, oldest first."""
+    return sorted({gpu_of(r): r for r in runs}.values(), key=lambda r: run_order_key(r.path))
 
 
 # ---- what the reports are built from ----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU an appendix shows, and its runs."""
+    name: str               # as its runs record it: 'NVIDIA H200'
+    label: str              # as the appendix names it: the name, with ', yours' or ", the study's" in a user's appendix
+    sel: Selection          # its runs (Selection.on_gpu)
+    yours: bool = True      # of this appendix's runs: the paper's, or the user's in a user's appendix
+
 
 @dataclass
 class Study:
@@ -335,7 +369,7 @@ class Study:
     spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
     releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
     ptx: dict = field(default_factory=dict)    # codegen.ptx_hashes: each release's PTX per kernel
-    counted: object = None  # counters.Counted: the newest profile in data/profiles/; None: no counters section
+    counted: list = field(default_factory=list)   # [counters.Counted]: the newest profile of each GPU in data/profiles/
 
     def missing(self, role):
         where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
@@ -343,8 +377,16 @@ class Study:
 
     @property
     def selections(self):
-        """This appendix's selection, then the study's beside it (a user's appendix): kind 0 and kind 1."""
+        """This appendix's selection, then the study's beside it (a user's appendix)."""
         return [self.sel] + ([self.beside] if self.beside else [])
+
+    @functools.cached_property
+    def gpus(self):
+        """[Gpu]: each GPU of this appendix's runs in their order, then (a user's appendix) each of the study's."""
+        if not self.beside:
+            return [Gpu(name, name, self.sel.on_gpu(name)) for name in self.sel.gpus]
+        return [Gpu(name, f"{name}, yours", self.sel.on_gpu(name)) for name in self.sel.gpus] + \
+            [Gpu(name, f"{name}, the study's", self.beside.on_gpu(name), yours=False) for name in self.beside.gpus]
 
     def all_runs(self):
         """Every run of every selection: what the claims audit and the environments read."""

@@ -204,3 +204,25 @@ def target_table(m):
              f"All targets: {perf.overall(m.checks)}."]
     return Table(f"Size-sweep targets: {m.names['subject']} ({m.run.name})",
                  ["requirement", "input", "size", "measured", "required", "verdict"], rows, notes, align="lllrrl")
+
+
+def gpus_table(found):
+    """The subject and the peer against each GPU's own floor at every input and size, the GPUs side by side;
+    found: [(GPU index, label, SizesModel)]."""
+    names = found[0][2].names
+    cases = list(dict.fromkeys(case for _, _, m in found for case in m.points))
+    rows = []
+    for input, size in cases:
+        cells = []
+        for _, _, m in found:
+            point = m.points.get((input, size))
+            subject, peer = (point.timing(role) if point else None for role in ("subject", "peer"))
+            cells += [_field(subject, "pct_of_floor", fmt.pct), _field(peer, "pct_of_floor", fmt.pct),
+                      _field(subject, "gap_us", lambda v: fmt.number(v, 2))]
+        rows.append([input, fmt.size_words(size)] + cells)
+    columns = ["input", "size"] + [column for _, label, _ in found for column in (
+        f"{names['subject']} % floor, {label}", f"{names['peer']} % floor", f"{names['subject']} - floor us")]
+    return Table(f"The size sweep on each GPU: {names['subject']} and {names['peer']} against each GPU's own floor",
+                 columns, rows, [f"% floor: GB/s over {names['floor']}'s at the same input and size on the same GPU; "
+                                 f"- floor us: the subject's median over the floor's, in microseconds."],
+                 align="ll" + "r" * (len(columns) - 2))

@@ -82,10 +82,10 @@ def published_series(published):
 LIKE_FOR_LIKE = "privatized"  # the textbook's kernel's role: a shared-memory histogram per block
 
 
-def textbook_layout_table(m, published, not_yet):
-    """Table 16-4's own layout: a row per distinct-value count, a column per GPU,
-    ours (the per-block kernel, per GPU toolchain) beside the published ones."""
-    ours = {label: c.values for label, c in (m.curves if m else {}).items()
+def textbook_layout_table(found, published, not_yet):
+    """Table 16-4's own layout: a row per distinct-value count, a column per GPU, ours (the per-block kernel, per
+    GPU toolchain) beside the published ones; found: [(GPU label, SweepModel)], the label '' for one GPU."""
+    ours = {f"{label}{', ' + gpu if gpu else ''}": c.values for gpu, m in found for label, c in m.curves.items()
             if LIKE_FOR_LIKE in c.roles and not c.variant and is_gpu(c)}
     columns = list(published.table_16_4) + [f"ours: {label}" for label in ours]
     series = list(published.table_16_4.values()) + list(ours.values())
@@ -105,14 +105,15 @@ def _series_table(title, shown, notes):
 MPIX = "Mpix/s: million one-byte samples per second, input bytes over the median time"
 
 
-def gpu_sweep_table(m, published, not_yet):
-    """Every GPU implementation's Mpix/s by distinct values, the published rows first."""
+def gpu_sweep_table(m, published, not_yet, gpu=""):
+    """Every GPU implementation's Mpix/s by distinct values, the published rows first; gpu: the GPU's label, in
+    the title where a report shows several."""
     ours = m.shown(gpu=True) if m else {}
     notes = [f"{MPIX}; the published rows are the textbook's per-block histogram, from "
              "data/published/table_16_4_per_block.csv.",
              f"Ours: {m.run.name}, every implementation on distinct_K inputs (the same LCG's high byte mod K)."
              if ours else f"Ours: {not_yet}"]
-    return _series_table("Contention sweep, GPU: Mpix/s by distinct values",
+    return _series_table("Contention sweep, GPU: Mpix/s by distinct values" + (f" ({gpu})" if gpu else ""),
                          list(published_series(published).items()) + list(ours.items()), notes)
 
 

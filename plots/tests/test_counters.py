@@ -250,7 +250,8 @@ class Paper(unittest.TestCase):
     def test_no_profile_no_counters(self):
         with TempData({}) as d:
             self.assertIsNone(d.load())
-            self.assertEqual(counters.reports(selection.Study(None, None, None, counted=d.load())), {})
+            self.assertEqual(counters.load_each_gpu(d.data / "profiles", "data/profiles/"), [])
+            self.assertEqual(counters.reports(selection.Study(None, None, None)), {})
             self.assertEqual(counters.appendix_blocks(selection.Study(None, None, None)), [])
             self.assertEqual(counters.files(None), [])
 
@@ -259,9 +260,10 @@ class Paper(unittest.TestCase):
         with TempData({"20990101T000000Z_nvidia-h200_profile.json": doc,
                        "20980101T000000Z_nvidia-h200_profile.json": {"format": "old"}}) as d:
             study = make_all.gather(d.data)
-            self.assertEqual(study.counted.path, "data/profiles/20990101T000000Z_nvidia-h200_profile.json")
+            self.assertEqual([c.path for c in study.counted],   # the newest of the GPU: the older never read
+                             ["data/profiles/20990101T000000Z_nvidia-h200_profile.json"])
             files = make_all.data_files(study, "data/published/")
-            self.assertEqual(files[-1], study.counted.path)
+            self.assertEqual(files[-1], study.counted[0].path)
             blocks = appendix.blocks(models.build(study), "made", "files")
             text = document.markdown(blocks)
             self.assertIn("### Counted, not declared", text)
@@ -274,6 +276,24 @@ class Paper(unittest.TestCase):
                 self.assertIn(words, body)
             self.assertNotRegex(body + text, r"(?i)\bissues?\s+#?\d+")
             document.latex(blocks, appendix.TITLE)  # renders (escaping) without error
+
+    def test_profiles_of_two_gpus_a_table_and_a_part_each(self):
+        other = profile(lesson_cases())
+        other["environment"]["executors"][0]["describe"]["device"]["name"] = "NVIDIA H100 80GB HBM3"
+        with TempData({"20990101T000000Z_nvidia-h200_profile.json": profile(lesson_cases()),
+                       "20990102T000000Z_nvidia-h100-80gb-hbm3_profile.json": other}) as d:
+            study = make_all.gather(d.data)
+            self.assertEqual(len(study.counted), 2)
+            blocks = counters.appendix_blocks(study)
+            titles = [b.table.title for b in blocks if isinstance(b, document.TableBlock)]
+            self.assertEqual(titles, ["Declared against counted (nvcc 13.0, NVIDIA H200)",
+                                      "Declared against counted (nvcc 13.0, NVIDIA H100 80GB HBM3)"])
+            self.assertEqual([b.fragment for b in blocks if isinstance(b, document.TableBlock)],
+                             ["counters", "counters-2"])
+            body = document.markdown(counters.reports(study)["counters"](study))
+            self.assertEqual(body.count("\n# "), 0)
+            self.assertIn("## NVIDIA H100 80GB HBM3", body)
+            self.assertIn("On NVIDIA H100 80GB HBM3: ", document.markdown(blocks))
 
     def test_a_malformed_profile_stops_the_build_naming_it(self):
         for text in ("{not json", json.dumps({"format": "histostudy-profile", "schema_version": 9}),

@@ -180,13 +180,16 @@ class WithGpuData(unittest.TestCase):
 
     def test_claims_are_decided_per_environment(self):
         label = f"{synthetic.GPU['name']} / nvcc 13.0.88 / driver {synthetic.GPU['driver_version']}"
-        summary = next(l for l in self.read("tables/claims.md").splitlines() if l.startswith(f"| {label} |"))
+        summary = next(l for l in self.read("reports/claims.md").splitlines() if l.startswith(f"| {label} |"))
         cells = [c.strip() for c in summary.strip("|").split("|")][1:]
         self.assertEqual(cells[0], "holds")       # C1: declared atomics
         self.assertEqual(cells[1], "NO")          # C2: far above the T4's speedups
         self.assertEqual(cells[7], "holds")       # C8: blocks rows present
         self.assertEqual(cells[11], "NO")         # C12: several 48 KiB blocks fit on the synthetic SM
         self.assertNotIn("20990102T000000Z", summary)   # environments, not run files
+        per_gpu = self.read("tables/claims.md")     # the appendix: a column per GPU, over its environments
+        self.assertIn(f"| {synthetic.GPU['name']} |", per_gpu.splitlines()[4])
+        self.assertTrue(next(l for l in per_gpu.splitlines() if l.startswith("| C8 |")).endswith("| holds |"))
 
     def test_the_appendix_shows_the_gpu(self):
         text = self.read("appendix.md")
