@@ -307,7 +307,7 @@ def report(parts, problems, targets, band=stats.DEFAULT_BAND):
     groups = by_run_id(parts)
     out = ["# Fleet report", "",
            f"Made by `python3 -m plots.fleet {' '.join(map(path_text, targets))}` from {len(parts)} result files "
-           f"({plural(len(groups) - (NO_RUN_ID in groups), 'run')}).", ""]
+           f"({fmt.plural(len(groups) - (NO_RUN_ID in groups), 'run')}).", ""]
     for run_id, run_parts in groups.items():
         if run_id is NO_RUN_ID:
             continue
@@ -320,10 +320,6 @@ def report(parts, problems, targets, band=stats.DEFAULT_BAND):
     if problems:
         out += ["## Files that could not be read", ""] + [f"- {line}" for line in problems] + [""]
     return "\n".join(out).rstrip("\n") + "\n"
-
-
-def plural(n, word):
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def band_value(text):

@@ -555,7 +555,10 @@ def peers_prose(g):
     return (f"On the {g.gpu} (`{g.run.path}`; {', '.join(g.libraries)}, each with its A/A control; against "
             f"{where}): {found}."
             + (f" {len(g.failed)} peer rows failed their check and were not timed (named under the tables)."
-               if g.failed else ""))
+               if g.failed else "")
+            + (f" The run stopped before its end ({g.run.incomplete}); it holds "
+               f"{fmt.plural(len({c.key for c in g.cases}), 'case')} whole, and the cases it lacks were not measured."
+               if g.run.incomplete else ""))
 
 
 def peers_section(m):

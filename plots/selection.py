@@ -116,7 +116,7 @@ PEERS = "peers"
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
 BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 GPU_ROLES = tuple(role for role in ROLES if role not in ("cpu", "series"))   # the roles a GPU's runs take
-MANY_PER_GPU = ("versions", "peers")   # the GPU roles that take several runs of one GPU (peers: cold and hot)
+MANY_PER_GPU = ("versions",)   # the GPU roles that take several runs of one GPU; the others take one
 
 
 def gpu_of(run):
@@ -222,9 +222,15 @@ def load_superseded(runs_dir, shown_prefix=""):
     return listed
 
 
+def stopped_between_cases(run):
+    """A peers run stopped by Ctrl-C, SIGTERM or SIGHUP: tools/peers.py writes a case's rows only once the case is
+    measured whole, so each case it holds is whole and may be read; the cases it lacks were never measured."""
+    return is_peers_run(run) and run.incomplete.startswith("interrupted")
+
+
 def _problem(run, role, runs_by_role):
     """Why `run` cannot hold `role` in the paper, or None."""
-    if run.incomplete:
+    if run.incomplete and not stopped_between_cases(run):
         return f"it is incomplete (the run stopped on an error: {run.incomplete}) and never feeds the paper"
     if run.has_gpu_rows() and not is_controlled(run):
         return "its GPU rows lack the study's controls (bins placement and sampling records)"
@@ -310,7 +316,7 @@ def newest_cpu_runs(runs):
 
 
 def _left_out(run):
-    if run.incomplete:
+    if run.incomplete and not stopped_between_cases(run):
         return f"incomplete: the run stopped on an error ({run.incomplete})"
     if run.has_gpu_rows() and not is_controlled(run):
         return "its GPU rows lack the study's controls (made by an older histostudy)"

@@ -75,6 +75,11 @@ def count(value):
     return MISSING if value is None else f"{int(value):,}"
 
 
+def plural(n, word):
+    """'1 case', '2 cases': n and the word, with an s where n is not 1."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def number(value, digits=1):
     return MISSING if value is None else f"{value:,.{digits}f}"
 

@@ -25,7 +25,7 @@
 # since), which this script sources: a build outside it records a stale one.
 #
 # Stages: unpack build test sanitize study order placement cache perf blocks
-# (default: all, in that order), matrix, profile, fleet, gcount and audit (on request); the logs
+# (default: all, in that order), matrix, profile, peers, fleet, gcount and audit (on request); the logs
 # are bundled at the end. The build
 # directory (BUILD_DIR, default build-gpu) is
 # kept between calls, so later stages can run in a separate call.
@@ -253,6 +253,17 @@ profile() {
   cat "$OUT/profile-summary.txt"
 }
 
+# The libraries a reader would reach for (tools/peers.py: torch.bincount, cupy.bincount, each with its A/A control) on
+# the perf and sizes cases, cold and then hot; about 5 minutes each on the H100, most of it making the inputs. The
+# commit is provenance.env's, which this script exports: the copy's own .git may be stale.
+peers() {
+  local mode
+  for mode in cold hot; do
+    python3 tools/peers.py --histostudy "$HS" --cache "$mode" -o "$OUT" 2>"$OUT/peers-$mode-progress.log" |
+      tee -a "$OUT/peers.txt"
+  done
+}
+
 NVRTCS="12.6,13.0"  # releases by name (data/nvrtc-releases.csv)
 
 # The implementations of BACKEND with any of the ROLEs asked for, comma-separated in data/registry.json's
@@ -354,7 +365,7 @@ mkdir -p "$OUT"
 [ -f .deps/h200/provenance.env ] && . .deps/h200/provenance.env
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unpack build test sanitize study order placement cache perf blocks)
-known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile fleet gcount audit "
+known=" unpack build test jit sizes sanitize study order placement cache perf blocks matrix profile peers fleet gcount audit "
 for stage in "${stages[@]}"; do
   [[ "$known" == *" $stage "* ]] ||
     { echo "unknown stage $stage (stages:$known; here: pack)" >&2; exit 2; }

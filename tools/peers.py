@@ -729,6 +729,21 @@ def text_of(value):
     return os.fsencode(value).decode("utf-8", "backslashreplace")
 
 
+def carried_commit():
+    """(commit, dirty) that HISTOSTUDY_GIT_COMMIT and HISTOSTUDY_GIT_DIRTY name, as histostudy reads them
+    (study/env.cpp): a copy of the tree whose .git is missing or stale (the GPU machine's) carries its commit
+    there. None where unset; UsageError where they are not a commit and 0 or 1, checked before measuring."""
+    commit = os.environ.get("HISTOSTUDY_GIT_COMMIT")
+    if not commit:
+        return None
+    if not re.fullmatch(r"[0-9a-f]{40}", commit):
+        raise UsageError(f"HISTOSTUDY_GIT_COMMIT={text_of(commit)}: not a commit (40 lowercase hex digits)")
+    dirty = os.environ.get("HISTOSTUDY_GIT_DIRTY")
+    if dirty not in (None, "0", "1"):
+        raise UsageError(f"HISTOSTUDY_GIT_DIRTY={text_of(dirty)}: not 0 (a clean tree) or 1 (edited)")
+    return commit, None if dirty is None else dirty == "1"
+
+
 def provenance(argv):
     def git(*args):
         try:
@@ -736,15 +751,20 @@ def provenance(argv):
         except (OSError, subprocess.TimeoutExpired):
             return None
         return done.stdout.strip() if done.returncode == 0 else None
-    commit = git("rev-parse", "HEAD")
-    commit = commit if commit and re.fullmatch(r"[0-9a-f]{40}", commit) else None
-    dirty = None if commit is None else bool(git("status", "--porcelain", "--untracked-files=no"))
+    carried = carried_commit()
+    if carried:
+        (commit, dirty), of = carried, "HISTOSTUDY_GIT_COMMIT: the commit the caller names for this source tree"
+    else:
+        commit = git("rev-parse", "HEAD")
+        commit = commit if commit and re.fullmatch(r"[0-9a-f]{40}", commit) else None
+        dirty = None if commit is None else bool(git("status", "--porcelain", "--untracked-files=no"))
+        of = "the source tree tools/peers.py ran from, at run time"
     try:
         cwd, cwd_error = text_of(os.getcwd()), None
     except OSError as e:
         cwd, cwd_error = None, e.strerror
     return {"argv": [text_of(a) for a in argv], "cwd": cwd, "cwd_error": cwd_error, "git_commit": commit,
-            "git_dirty": dirty, "commit_of": "the source tree tools/peers.py ran from, at run time"}
+            "git_dirty": dirty, "commit_of": of}
 
 
 def gpu_device(env, lib, index):
@@ -912,6 +932,7 @@ def state_after(study, device, status):
 def measure(args, argv, libs, study, clock):
     """Every case, then the result file; the exit status."""
     check_writable_dir(args.out_dir)
+    carried_commit()    # refused before measuring, not after
     listed, registry = study.experiments()
     cases = plan_cases(listed, names(args.experiment) or EXPERIMENTS, names(args.input), args.size)
     plan = Plan.of(listed["gpu_timing"], args)

@@ -448,6 +448,22 @@ class Driver(NeedsARun):
         self.assertEqual(load_run(files[0]).incomplete, "interrupted (SIGTERM)")
         self.assertEqual({r["size"] for r in load_run(files[0]).rows}, {SMALL})
 
+    def test_a_carried_commit_is_recorded_and_a_bad_one_refused_before_measuring(self):
+        commit = "5" * 40
+        with unittest.mock.patch.dict(os.environ, HISTOSTUDY_GIT_COMMIT=commit, HISTOSTUDY_GIT_DIRTY="0"):
+            status, err, _, files = run_peers(self.out, [StandIn()], "-e", "sizes", "--size", str(SMALL))
+        self.assertEqual(status, 0, err)
+        provenance = load_run(files[0]).doc["provenance"]
+        self.assertEqual((provenance["git_commit"], provenance["git_dirty"]), (commit, False))
+        for env, words in (({"HISTOSTUDY_GIT_COMMIT": "abc123"}, "HISTOSTUDY_GIT_COMMIT=abc123: not a commit"),
+                           ({"HISTOSTUDY_GIT_COMMIT": commit, "HISTOSTUDY_GIT_DIRTY": "yes"},
+                            "HISTOSTUDY_GIT_DIRTY=yes: not 0 (a clean tree) or 1 (edited)")):
+            library = StandIn()
+            with unittest.mock.patch.dict(os.environ, env):
+                status, err, _, files = run_peers(self.out / "bad", [library], "-e", "sizes")
+            self.assertEqual((status, files, library.calls), (2, [], 0), err)
+            self.assertIn(words, err)
+
     def test_libraries_that_cannot_run_are_named_and_skipped(self):
         status, err, _, files = run_peers(self.out, [StandIn(unavailable="not importable (planted)"),
                                                      StandIn("cupy", "13.3.0")], "-e", "sizes")
@@ -585,6 +601,25 @@ class Reports(NeedsARun):
         with self.assertRaises(ResultError) as caught:
             selection.load(data)
         self.assertIn("cannot be the perf run: it holds library peer rows (tools/peers.py)", str(caught.exception))
+
+    def test_a_stopped_peers_run_feeds_the_paper_with_its_whole_cases_and_says_so(self):
+        once = StandIn()
+        run_peers(self.out / "once", [once], "-e", "sizes", "--size", str(SMALL))
+        _, err, _, files = run_peers(self.out / "stopped", [StandIn(terminate_after=once.calls + 1)], "-e", "sizes")
+        runs = {p.name: json.loads(p.read_text()) for p in (files[0], self.perf_path, self.sizes_path)}
+        data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
+                                 manifest=[(files[0].name, "peers", "x"), (self.perf_path.name, "perf", "x"),
+                                           (self.sizes_path.name, "sizes", "x")])
+        sel = selection.load(data)
+        g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
+        self.assertIn("The run stopped before its end (interrupted (SIGTERM)); it holds 1 case whole, and the cases",
+                      reports.peers_prose(g))
+        broken = json.loads(files[0].read_text())
+        broken["incomplete"] = {"error": "PeersError: the GPU fell off the bus"}   # stopped on an error: refused
+        synthetic.write_json(data / "runs" / files[0].name, broken)
+        with self.assertRaises(ResultError) as caught:
+            selection.load(data)
+        self.assertIn("it is incomplete (the run stopped on an error", str(caught.exception))
 
     def test_a_peer_sampled_hot_is_not_set_against_cold_rows(self):
         status, err, _, files = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
