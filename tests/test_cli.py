@@ -471,6 +471,7 @@ class Generate(unittest.TestCase):
               says="write it distinct_1")
 
     def test_errors(self):
+        missing = os.path.join(self.enterContext(tempfile.TemporaryDirectory()), "missing")   # absent on any machine
         e = Count.expect_error
         e(self, "generate", "nonsense", code=2, says="unknown input 'nonsense'")
         e(self, "generate", "distinct_300", code=2, says="K in 1..256")
@@ -479,13 +480,13 @@ class Generate(unittest.TestCase):
         e(self, "generate", "uniform", "--size", "", code=2, says="empty size")
         e(self, "generate", "/etc/hostname", code=2, says="is a file")
         e(self, "generate", "uniform", "--size", "0", code=2, says="a size of 0 bytes")
-        e(self, "generate", "uniform", "-s", "10", "-o", "/nonexistent/dir/x", code=2, says="cannot create")
+        e(self, "generate", "uniform", "-s", "10", "-o", f"{missing}/dir/x", code=2, says="cannot create")
         e(self, "generate", "uniform", "-s", "10", "-o", "/etc/hostname/x", code=2, says="cannot create")
         e(self, "run", "--impl", "bogus", "--no-save", code=2, says="unknown implementation")
         e(self, "run", "--input", "bogus", "--no-save", code=2, says="unknown input")
         e(self, "run", "--experiment", "bogus", "--no-save", code=2, says="unknown experiment")
         e(self, "run", "--size", "1x", "--no-save", code=2, says="unknown unit")
-        e(self, "run", "--impl", "reference", "--input", "/nonexistent", "--no-save", says="cannot open")
+        e(self, "run", "--impl", "reference", "--input", missing, "--no-save", says="cannot open")
         e(self, "run", "--bins-offset", "100", "-s", "611", "--no-save", code=2, says="multiple of 128")
         e(self, "run", "--bins-offset", "2MiB", "-s", "611", "--no-save", code=2, says="not a number of bytes")
         e(self, "run", "--reps", "30", "--max-reps", "10", "-s", "611", "--no-save", code=2, says="below --reps")

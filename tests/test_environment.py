@@ -69,7 +69,8 @@ class Toolchains(unittest.TestCase):
         self.assert_usage_error("nvcc,bogus", "unknown toolchain 'bogus'")
 
     def test_missing_nvrtc_library(self):
-        self.assert_usage_error("nvrtc:/nonexistent/libnvrtc.so.12", "cannot load /nonexistent/libnvrtc.so.12")
+        with tempfile.TemporaryDirectory() as d:   # a path absent on any machine
+            self.assert_usage_error(f"nvrtc:{d}/libnvrtc.so.12", f"cannot load {d}/libnvrtc.so.12")
 
     def test_list_names_toolchains(self):
         out = run("list")

@@ -257,7 +257,7 @@ class RefusedBeforeMeasuring(Case):
         out_dir = os.path.join(self.path("new"), "runs")
         self.refused(run("run", "-e", "bogus", "-o", out_dir), 2, "unknown experiment")
         self.refused(run("run", "-i", "reference", "-s", "0", "-o", out_dir), 2, "size 0")
-        self.refused(run("run", "-i", "reference", "--input", "/nonexistent", "-o", out_dir), 1, "cannot open")
+        self.refused(run("run", "-i", "reference", "--input", self.path("missing"), "-o", out_dir), 1, "cannot open")
         self.assertEqual(os.listdir(self.dir), [])
         out = run("run", *QUICK, "-o", out_dir)  # made once there is a result to save
         self.assertEqual(out.returncode, 0, out.stderr)

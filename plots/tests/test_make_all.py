@@ -288,7 +288,7 @@ class Output(unittest.TestCase):
         self.assert_as_it_was()
 
     def test_the_data_folder_is_named_as_given(self):
-        for data in ("/nonexistent", self.root, f"{self.root}/"):
+        for data in (self.root / "missing", self.root, f"{self.root}/"):
             status, err = run_main("--data", data, "--out", self.root / "new")
             self.assertEqual(status, 1)
             self.assertTrue(err.startswith(f"make_all: {str(data).rstrip('/')}/paper-runs.csv: cannot read"), err)

@@ -496,7 +496,7 @@ class Command(unittest.TestCase):
                 (blocked / name / "__init__.py").write_text("raise ImportError('blocked by the test')\n")
             out = pathlib.Path(tmp) / "runs"
             done = subprocess.run([sys.executable, str(fixtures.REPO / "tools" / "peers.py"), "-o", str(out),
-                                   "--histostudy", "/nonexistent/histostudy"], capture_output=True, text=True,
+                                   "--histostudy", f"{tmp}/missing/histostudy"], capture_output=True, text=True,
                                   env=dict(os.environ, PYTHONPATH=str(blocked)), timeout=300)
             self.assertEqual(done.returncode, 0, done.stderr)
             self.assertEqual(done.stderr, "peers: torch: not importable (blocked by the test); skipped\n"
