@@ -269,6 +269,16 @@ void print_measurements(const hs::RunRecord& record, std::ostream& out) {
   hs::die_of(signal);
 }
 
+// A run stopped before its first row: nothing to keep, so no file (one of no rows would pass for a run); said in
+// one line, then the end by that signal or as the error that stopped it.
+[[noreturn]] void end_with_nothing_measured(const hs::RunRecord& record) {
+  const std::string why = !record.incomplete.empty() ? hs::printable(record.incomplete)
+                                                     : "interrupted by signal " + std::to_string(record.stopped_by_signal);
+  if (!record.stopped_by_signal) throw hs::Error(why + " before its first case: nothing measured, nothing saved");
+  std::cerr << "histostudy: " << why << " before its first case: nothing measured, nothing saved" << std::endl;
+  hs::die_of(record.stopped_by_signal);
+}
+
 // --device all or a list: the same command on every GPU named at once, one
 // child process each with --device naming its GPU and a common --run-id.
 int run_on_gpus(const RunOptions& opt, const std::vector<std::string>& argv) {
@@ -366,6 +376,7 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
     return r;
   }();
   record.run_id = opt.run_id;
+  if (record.rows.empty() && (record.stopped_by_signal || !record.incomplete.empty())) end_with_nothing_measured(record);
   // Saved before anything is printed: a closed pipe on standard output loses no run.
   std::string saved;
   if (!opt.no_save) {

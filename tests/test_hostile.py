@@ -496,6 +496,21 @@ class NothingLost(Case):
                       b"without saving)\n", err)
         return out.decode(), err.decode().splitlines()[-1]
 
+    def test_a_run_stopped_before_its_first_case_saves_nothing_and_says_so(self):
+        out_dir = self.path("out")
+        with running("run", "-i", "reference", "-s", "64MiB", "-o", out_dir, stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE) as proc:
+            line = proc.stderr.readline()
+            while line and b" cases; " not in line:   # the plan, said before the first case starts
+                line = proc.stderr.readline()
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=60)
+        self.assertEqual(proc.returncode, -signal.SIGTERM, err)
+        self.assertEqual(out, b"")
+        self.assertTrue(err.decode().splitlines()[-1].endswith(" before its first case: nothing measured, nothing "
+                                                                 "saved"), err)
+        self.assertFalse(os.path.exists(out_dir) and os.listdir(out_dir))
+
     def test_an_interrupted_run_saves_what_it_measured(self):
         out_dir = self.path("out")
         out, last = self.interrupted_after_one_row("-o", out_dir)
