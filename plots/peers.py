@@ -2,6 +2,7 @@
 
 A peers run (tools/peers.py, docs/peers.md) times each library's own call on the cases of the `perf` and
 `sizes` experiments, checked and sampled under the study's rules, each library with its A/A control. model()
+joins the peers runs of one GPU (a run stopped by a time limit, and a later one of the cases it lacks), then
 sets every peer row beside the study's perf and sizes runs of a GPU of the same name (plots/selection.py picks
 them all), on the same experiment, input, size and cache mode: the subject's GB/s over the peer's (how many
 times faster the study's kernel is) and the peer's GB/s as a percent of the read floor's. The two figures
@@ -29,6 +30,7 @@ class PeerCase:
     subject: dict           # the study's subject row of the case, or None
     floor: dict             # the study's read floor row of the case, or None
     study_run: object       # the run those two come from, or None
+    run: object             # the peers run the peer row comes from
 
     @property
     def key(self):
@@ -46,9 +48,9 @@ class PeerCase:
 
 @dataclass(frozen=True)
 class PeersGpu:
-    """A peers run on one GPU, set against the study's runs of a GPU of the same name."""
+    """The peers runs of one GPU, set against the study's runs of a GPU of the same name."""
     gpu: str
-    run: object                 # the peers run
+    runs: list                  # the peers runs, in the manifest's order; a case is read from the first holding it
     study_runs: list            # the perf and sizes runs of that GPU, [] where there are none
     libraries: list             # the run's library toolchains, A/A controls aside
     peers: list                 # the peer implementations, in row order
@@ -95,26 +97,40 @@ def _study_row(runs, kernel, peer, impl=None):
     return None, None
 
 
-def gpu_model(run, study_runs):
-    """The PeersGpu of one peers run, against those of `study_runs` measured on a GPU of the same name."""
-    libraries = [tc for tc in run.toolchains(controls=False) if tc in library_toolchains(run)]
-    gpu = gpu_name(run, libraries[0])
+def gpu_model(runs, study_runs):
+    """The PeersGpu of the peers `runs` of one GPU, against those of `study_runs` measured on a GPU of the same
+    name; a case two runs hold is read from the first."""
+    libraries = list(dict.fromkeys(tc for run in runs for tc in run.toolchains(controls=False)
+                                   if tc in library_toolchains(run)))
+    gpu = _gpu_of(runs[0])
     same_gpu = [r for r in study_runs if primary_gpu_toolchain(r) and gpu_name(r, primary_gpu_toolchain(r)) == gpu]
-    rows = [r for r in run.rows if r["toolchain"] in libraries and r["experiment"] in EXPERIMENTS]
+    rows, seen, failed = [], set(), []
+    for run in runs:
+        held = [r for r in run.rows if r["toolchain"] in library_toolchains(run)]   # A/A controls too
+        fresh = [r for r in held if (r["impl"], _case(r)) not in seen]
+        seen |= {(r["impl"], _case(r)) for r in held}
+        rows += [(run, r) for r in fresh if r["toolchain"] in libraries and r["experiment"] in EXPERIMENTS]
+        failed += [r for r in fresh if not r["check"]["passed"]]
     cases = []
-    for row in (r for r in rows if is_timed(r)):
+    for run, row in ((run, r) for run, r in rows if is_timed(r)):
         subject, subject_run = _study_row(same_gpu, SUBJECT, row)
         floor, floor_run = _study_row([subject_run] if subject_run else same_gpu, FLOOR, row, row["floor_impl"])
-        cases.append(PeerCase(row, aa_comparison(run, row), subject, floor, subject_run or floor_run))
+        cases.append(PeerCase(row, aa_comparison(run, row), subject, floor, subject_run or floor_run, run))
     subject = next((c.subject["impl"] for c in cases if c.subject), None)
-    failed = [r for r in run.rows if r["toolchain"] in library_toolchains(run) and not r["check"]["passed"]]
-    return PeersGpu(gpu, run, same_gpu, libraries, list(dict.fromkeys(r["impl"] for r in rows)), subject,
-                    rows[0]["floor_impl"] if rows else None, cases, failed)
+    return PeersGpu(gpu, list(runs), same_gpu, libraries, list(dict.fromkeys(r["impl"] for _, r in rows)), subject,
+                    rows[0][1]["floor_impl"] if rows else None, cases, failed)
+
+
+def _gpu_of(run):
+    return gpu_name(run, next(tc for tc in run.toolchains(controls=False) if tc in library_toolchains(run)))
 
 
 def model(peers_runs, study_runs):
-    """[PeersGpu], one per peers run, in their order."""
-    return [gpu_model(run, study_runs) for run in peers_runs]
+    """[PeersGpu], one per GPU of the peers runs, in the order their first runs come."""
+    by_gpu = {}
+    for run in peers_runs:
+        by_gpu.setdefault(_gpu_of(run), []).append(run)
+    return [gpu_model(runs, study_runs) for runs in by_gpu.values()]
 
 
 # ---- the tables --------------------------------------------------------------------------------------------------
@@ -146,7 +162,7 @@ def cases_table(g, experiment):
                      fmt.number(first.subject and first.subject["gbps"], 0)]
                     + [cell for impl in g.peers for cell in _peer_cells(g, impl, key)])
     sources = sorted({c.study_run.path for c in g.of(experiment) if c.study_run})
-    notes = [f"{', '.join(g.libraries)} on {g.gpu} (`{g.run.path}`); {floor} and {subject} from "
+    notes = [f"{', '.join(g.libraries)} on {g.gpu} ({runs_words(g.runs)}); {floor} and {subject} from "
              + (", ".join(f"`{p}`" for p in sources) if sources else "no run of this GPU")
              + ": the same GPU model, input, size and cache mode, measured in another run. GB/s: bytes over the "
              f"median time; % floor: over {floor}'s GB/s; {subject} / peer: ratio of GB/s (above 1: {subject} is "
@@ -161,8 +177,12 @@ def cases_table(g, experiment):
     notes += [f"CHECK FAILED: {r['impl']} ({r['toolchain']}) on {r['input']}, {r['size']:,} bytes: "
               f"{r['check']['detail']}" for r in g.failed if r["experiment"] == experiment]
     return Table(f"Library peers, {experiment} cases, on {g.gpu}: GB/s (percent of the read floor) and "
-                 f"{subject}'s speedup ({g.run.name})", columns, rows, notes,
+                 f"{subject}'s speedup ({', '.join(r.name for r in g.runs)})", columns, rows, notes,
                  align="l" + "r" * (len(columns) - 1))
+
+
+def runs_words(runs):
+    return " and ".join(f"`{r.path}`" for r in runs)
 
 
 def peers_tables(models):

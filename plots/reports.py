@@ -539,7 +539,7 @@ def sizes_section(m):
 
 
 def peers_prose(g):
-    """What one peers run found, peer by peer and experiment by experiment, from its PeersGpu."""
+    """What the peers runs of one GPU found, peer by peer and experiment by experiment, from its PeersGpu."""
     s = f"`{g.subject}`" if g.subject else "the subject"
     parts = []
     for impl in g.peers:
@@ -552,13 +552,25 @@ def peers_prose(g):
     where = (", ".join(f"`{r.path}`" for r in g.study_runs) if g.study_runs else
              f"no perf or sizes run of the {g.gpu} is chosen: the ratios are {NOT_HERE}")
     found = "; ".join(parts) if parts else "no peer row was timed"
-    return (f"On the {g.gpu} (`{g.run.path}`; {', '.join(g.libraries)}, each with its A/A control; against "
-            f"{where}): {found}."
+    return (f"On the {g.gpu} ({peers.runs_words(g.runs)}; {', '.join(g.libraries)}, each with its A/A control; "
+            f"against {where}): {found}."
             + (f" {len(g.failed)} peer rows failed their check and were not timed (named under the tables)."
                if g.failed else "")
-            + (f" The run stopped before its end ({g.run.incomplete}); it holds "
-               f"{fmt.plural(len({c.key for c in g.cases}), 'case')} whole, and the cases it lacks were not measured."
-               if g.run.incomplete else ""))
+            + stopped_words(g))
+
+
+def stopped_words(g):
+    """What the runs that stopped before their end leave out, or ''."""
+    stopped = [r for r in g.runs if r.incomplete]
+    if not stopped:
+        return ""
+    held = fmt.plural(len({c.key for c in g.cases}), "case")
+    why = "; ".join(r.incomplete for r in stopped)
+    if len(g.runs) == 1:
+        return (f" The run stopped before its end ({why}); it holds {held} whole, and the cases it lacks were not "
+                "measured.")
+    return (f" {' and '.join(f'`{r.name}`' for r in stopped)} stopped before its end ({why}); the runs hold {held} "
+            "whole, and a case none of them holds was not measured.")
 
 
 def peers_section(m):

@@ -27,12 +27,13 @@ name a run that does not fit):
   history     three or more NVRTC releases' modules: the release history
   peers       library peer rows (tools/peers.py: torch.bincount, cupy.bincount on the perf and sizes cases): the
               performance report's peers, against the subject and floor of the perf and sizes runs of the same GPU;
-              such a run holds no other role
+              such a run holds no other role. Several of one GPU (a run a time limit stopped, then one of the cases
+              it lacks) join into one table, so they must share a cache mode
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
 
 The GPU roles (GPU_ROLES: all but cpu, series and count) are per GPU: a role takes one run per GPU (versions a run
-a line per GPU), so the paper shows every GPU the manifest names, in the order it first names each. A GPU is its
+a line per GPU; peers several, joined), so the paper shows every GPU the manifest names, in the order it first names each. A GPU is its
 model as the run records it ("NVIDIA H200"; gpu_of), not a board: each call to a GPU machine may get another board.
 
 Every GPU run must carry the study's controls (results.is_controlled), and no
@@ -116,7 +117,7 @@ PEERS = "peers"
 BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
 BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 GPU_ROLES = tuple(role for role in ROLES if role not in ("cpu", "series"))   # the roles a GPU's runs take
-MANY_PER_GPU = ("versions",)   # the GPU roles that take several runs of one GPU; the others take one
+MANY_PER_GPU = ("versions", PEERS)   # the GPU roles that take several runs of one GPU; the others take one
 
 
 def gpu_of(run):
@@ -242,10 +243,19 @@ def _problem(run, role, runs_by_role):
     same_gpu = [r for r in runs_by_role.get(role, []) if gpu_of(r) == gpu_of(run)] if role in GPU_ROLES else []
     if same_gpu and role not in MANY_PER_GPU:
         return f"{same_gpu[0].name} is its {role} run of {gpu_of(run)} already, and a role takes one run per GPU"
+    if same_gpu and role == PEERS and cache_modes(run) != cache_modes(same_gpu[0]):
+        return (f"its samples are {'/'.join(cache_modes(run))} and {same_gpu[0].name}'s, the peers run of "
+                f"{gpu_of(run)} before it, {'/'.join(cache_modes(same_gpu[0]))}: one GPU's peers runs join into one "
+                "table, of one cache mode")
     hot = next((r for r in runs_by_role.get("hot", []) if gpu_of(r) == gpu_of(run)), None)
     if role == "cold" and hot and not gpu_cases(run) & gpu_cases(hot):
         return f"it holds none of the cases of the hot run {hot.name}"
     return None
+
+
+def cache_modes(run):
+    """The cache modes a run's rows were sampled in, sorted."""
+    return sorted({(r.get("sampling") or {}).get("cache") or "unrecorded" for r in run.rows})
 
 
 def gpus_of(runs):

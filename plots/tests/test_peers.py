@@ -621,6 +621,35 @@ class Reports(NeedsARun):
             selection.load(data)
         self.assertIn("it is incomplete (the run stopped on an error", str(caught.exception))
 
+    def test_a_stopped_run_and_a_run_of_what_it_lacks_make_one_gpu(self):
+        once = StandIn()
+        run_peers(self.out / "once", [once], "-e", "sizes", "--size", str(SMALL))
+        _, _, _, stopped = run_peers(self.out / "stopped", [StandIn(terminate_after=once.calls + 1)], "-e", "sizes")
+        _, _, _, rest = run_peers(self.out / "rest", [StandIn()], "-e", "sizes", "--size", str(LARGE))
+        _, _, _, again = run_peers(self.out / "again", [StandIn(gbps=1.0)], "-e", "sizes", "--size", str(SMALL))
+        runs = [load_run(p) for p in (stopped[0], rest[0], again[0])]
+        held = [{(r["input"], r["size"]) for r in run.rows} for run in runs]
+        self.assertTrue(held[0] and held[1] and not held[0] & held[1], held)
+        g, = peers.model(runs, [load_run(self.perf_path), load_run(self.sizes_path)])
+        self.assertEqual([r.path for r in g.runs], [r.path for r in runs])
+        self.assertEqual({c.key[1:] for c in g.cases}, held[0] | held[1])
+        self.assertEqual({c.run.path for c in g.cases}, {runs[0].path, runs[1].path})  # the first run holding a case
+        self.assertEqual({round(v, 6) for v in g.values("torch_bincount", "pct_of_floor", "sizes")},
+                         {round(100 * 500.0 / FLOOR_GBPS, 6)})   # never the later run's 1 GB/s
+        prose = reports.peers_prose(g)
+        self.assertIn(f"`{runs[0].name}` stopped before its end (interrupted (SIGTERM)); the runs hold "
+                      f"{len(held[0] | held[1])} cases whole", prose)
+        self.assertEqual(len(peers.peers_tables([g])), 1)
+
+    def test_one_gpu_s_peers_runs_join_only_in_one_cache_mode(self):
+        _, _, _, hot = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
+        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, hot[0])}
+        data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
+                                 manifest=[(self.peers_path.name, "peers", "x"), (hot[0].name, "peers", "x")])
+        with self.assertRaises(ResultError) as caught:
+            selection.load(data)
+        self.assertIn("one GPU's peers runs join into one table, of one cache mode", str(caught.exception))
+
     def test_a_peer_sampled_hot_is_not_set_against_cold_rows(self):
         status, err, _, files = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
         g, = peers.model([load_run(files[0])], [load_run(self.perf_path), load_run(self.sizes_path)])
