@@ -3,14 +3,13 @@
 A renderer: its blocks (plots/document.py) are written from the Models of plots/models.py, which computed every
 number from the runs plots/selection.py chose and data/published/; nothing is typed, nothing computed here.
 """
-from plots import carryover, claims, counters, history, stats, versions
+from plots import carryover, claims, counters, environment_words, history, stats, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Items, Para, Slot, TableBlock
-from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_line, gpu_name, gpu_words,
-                               host_words, sampling_plan_words)
+from plots.environment import gpu_line, gpu_name
 from plots.models import BASELINE, LESSON_INPUTS, PRIVATIZED, major_minor, uniform_rows
 from plots.published import lesson_name
-from plots.results import case_key, kernel_label, module_entry
+from plots.results import case_key, kernel_label
 from plots.table import Table, value_range
 
 TITLE = "Appendix: the 256-bin histogram, re-measured"
@@ -225,9 +224,8 @@ def _in_run(run, first):
     return "in the run with the order reversed" if repeat_words(run, first) == "order reversed" else "in its repeat"
 
 
-def version_table(pairs, gpu=""):
-    """The first PairModel's uniform rows, each later one's beside them; gpu: the GPU's label, in the title where
-    the appendix shows several GPUs' tables."""
+def version_table(pairs):
+    """The first PairModel's uniform rows, each later one's beside them (the appendix of one GPU)."""
     first, rest = pairs[0], pairs[1:]
     main, base_tc, new_tc = first.run, first.base_tc, first.new_tc
     repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
@@ -247,7 +245,33 @@ def version_table(pairs, gpu=""):
     notes += [f"{repeat_words(r, main).capitalize()}: `{r.path}`, toolchains in the order "
               f"{', '.join(gpu_toolchains(r))}; A/A: {versions.aa_label(r) or 'none'}." for r in (p.run for p in rest)]
     return Table(f"CUDA {major_minor(new_tc)} against {major_minor(base_tc)}: one kernel source, two NVRTC "
-                 "releases" + (f", {gpu}" if gpu else ""), columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
+                 "releases", columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
+
+
+def versions_gpus_table(compared):
+    """version_table of several GPUs in one: each GPU's A/B, A/A and verdicts beside the others', without the
+    medians (the versions report has them)."""
+    cells, labels = {}, {}
+    for g in compared:
+        first, rest = g.version_runs[0], g.version_runs[1:]
+        repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
+        for c in uniform_rows(first):
+            key = case_key(c.base)
+            labels.setdefault(key, kernel_label(c.base))
+            again = repeats[0].get(key) if repeats else None
+            cells.setdefault(key, {})[g.label] = [_cell(c.ab), _cell(c.aa), c.verdict,
+                                                  again.verdict if again else fmt.MISSING]
+    rows = [[labels[key]] + [cell for g in compared for cell in found.get(g.label, [fmt.MISSING] * 4)]
+            for key, found in cells.items()]
+    columns = ["kernel"] + [f"{g.label}: {what}" for g in compared
+                            for what in ("A/B (95% CI)", "A/A (95% CI)", "verdict", "order reversed")]
+    first = compared[0].version_runs[0]
+    notes = [f"Uniform bytes, medians; A/B: {first.new_tc} over {first.base_tc} (each GPU's NVRTC releases); A/A: a "
+             "toolchain over its repeat in the same run; order reversed: the verdict of the run with the toolchains "
+             "in the opposite order. The medians and every run: the versions report (`paper/reports/versions.md`).",
+             versions.rule_note(stats.DEFAULT_BAND)]
+    return Table(f"CUDA {major_minor(first.new_tc)} against {major_minor(first.base_tc)}: one kernel source, two NVRTC "
+                 "releases, each GPU", columns, rows, notes, align="l" + "rrll" * len(compared))
 
 
 def _counts(pair):
@@ -279,26 +303,31 @@ def versions_prose(m, gpus):
     return text
 
 
+def history_method(releases, gpus):
+    """What the release history did, once for every GPU."""
+    on = "each GPU" if gpus > 1 else "the GPU"
+    return (f"Every NVRTC release from {history.version_text(releases[0])} to {history.version_text(releases[-1])} "
+            f"built the study's kernels on a machine without a GPU. One run on {on} timed each release's SASS, and "
+            "each release's PTX compiled by the driver, beside nvcc and its A/A control, sampled in rotation on one "
+            "set of buffers.")
+
+
 def history_prose(h):
+    """What one GPU's release history found."""
     run, model = h.run, h.series
     stepped = [s for s in model if s.steps]
     flat = len(model) - len(stepped)
     skipped = run.environment.get("skipped_toolchains") or []
-    releases = h.releases
-    kernels = sorted({(s.impl, s.input) for s in stepped})
-    text = (f"Every NVRTC release from {history.version_text(releases[0])} to {history.version_text(releases[-1])} "
-            f"built the study's kernels on a machine without a GPU; one run on {gpu_name(run, None)} "
-            f"(`{run.path}`) timed each release's SASS, and each release's PTX compiled by the driver, beside nvcc "
-            f"and its A/A control, sampled in rotation on one set of buffers. Of {len(model)} kernel x input x "
-            f"code series, {flat} are flat within their A/A noise")
+    kernels = sorted({s.impl for s in stepped})
+    text = (f"On {gpu_name(run, None)} (`{run.path}`), of {len(model)} kernel x input x code series, {flat} are flat "
+            "within their A/A noise")
     if stepped:
         steps = sorted({history.version_text(st.release) for s in stepped for st in s.steps})
-        text += (f"; {len(stepped)} series step, all at {', '.join(steps)}, in "
-                 + ", ".join(sorted({impl for impl, _ in kernels})) + " (table below)")
+        text += f"; {len(stepped)} step, all at {', '.join(steps)}, in {', '.join(kernels)}"
     text += "."
     if skipped:
-        text += (f" {len(skipped)} entries could not run on this driver and were skipped, each with its reason in "
-                 f"the run; the first: `{skipped[0]}`")
+        text += (f" {len(skipped)} entries could not run on its driver and were skipped; the first: "
+                 f"`{skipped[0]}`")
     return text
 
 
@@ -307,10 +336,10 @@ def history_section(m):
     if not timed:
         return [history_slot(m.study.releases, m.missing("history"))]
     h = timed[0].history
-    prose = [Para(history_prose(g.history)) for g in timed]
+    prose = [Para(history_method(h.releases, len(timed)) + " " + " ".join(history_prose(g.history) for g in timed))]
     if m.steps and m.steps.rows:
-        prose.append(Para(f"{_sentence(m.steps.words)}: the table below gives each GPU's move at each step."))
-        table = history.replication_table(m.steps)
+        prose.append(Para(f"{_sentence(m.steps.words)}: the table below counts each GPU's steps."))
+        table = history.replication_summary_table(m.steps)
     else:
         stepped = [s for s in h.series if s.steps]
         table = history.history_table(h, stepped or h.series[:1])
@@ -346,8 +375,8 @@ def versions_section(m):
         return blocks + [Para(versions_prose(m, []) + f" Ours: {m.missing('versions')}")] + history_section(m)
     several = len(m.version_figure) > 1
     absent = "".join(f" On {g.label}: {g.missing('versions')}" for g in m.own if not g.version_runs)
-    tables = [TableBlock(version_table(g.version_runs, g.label if len(compared) > 1 else ""),
-                         "versions" + (f"-{n + 1}" if n else ""), wide=True) for n, g in enumerate(compared)]
+    table = versions_gpus_table(compared) if len(compared) > 1 else version_table(compared[0].version_runs)
+    tables = [TableBlock(table, "versions", wide=True)]
     ours = "; ".join(f"{rows.gpu}, {rows.ours}" if several else rows.ours for rows in m.version_figure)
     runs = " and ".join(f"`{g.gpu.sel.version.path}`" for g in m.gpus if g.version_rows in m.version_figure)
     return blocks + [Para(versions_prose(m, compared) + absent)] + tables + [
@@ -429,102 +458,22 @@ def findings_section(m):
 
 # ---- 6. the environments ----
 
-def _runs_words(runs, sel):
-    """'2026-12-01T09:22:49Z (lesson, versions, sweep), ...; each sampled: <plan>' with the distinct plans, for
-    a GPU environment (the CPU role of a run is another environment's)."""
-    plans = {}
-    for run in runs:
-        plans.setdefault(sampling_plan_words(run), []).append(run)
-    gpu_roles = lambda r: [role for role in sel.roles_of(r) if role != "cpu"]  # noqa: E731
-    started = "; ".join(f"{r.doc['started']} ({', '.join(gpu_roles(r))})" for r in runs)
-    roles = lambda rs: ", ".join(dict.fromkeys(role for r in rs for role in gpu_roles(r)))  # noqa: E731
-    return f"{started}. Samples: " + "; ".join(plan + ("" if len(plans) == 1 else f" ({roles(rs)})")
-                                             for plan, rs in plans.items())
-
-
-def _per_run_words(words_of, runs, sel):
-    """words_of(run) where every run says the same; else each distinct value with the roles of its runs, a run
-    that records none (words_of gives '') as not recorded."""
-    words = [words_of(run) for run in runs]
-    if len(set(words)) == 1:
-        return words[0]
-    values = {}
-    for run, value in zip(runs, words):
-        values.setdefault(value or NOT_RECORDED, []).append(run)
-    def roles(rs):
-        return ", ".join(dict.fromkeys(role for r in rs for role in sel.roles_of(r) if role != "cpu"))
-    return "; ".join(f"{value} ({roles(rs)})" for value, rs in values.items())
-
-
-def environment_paragraph(env, study):
-    """What produced one environment's numbers: its build, its GPU and driver, its host, its commit, its runs."""
-    ev = env.members[0]
-    return f"**{env.label}.** The kernels {build_words(ev.run, ev.toolchain)}; " + \
-        _produced([e.run for e in env.members], ev.toolchain, study)
-
-
-def _produced(runs, tc, study):
-    """The histostudy, GPU, clocks, host and runs behind an environment's numbers. Clocks and host are each run's
-    own (the GPU machine's kernel, say, differs between calls)."""
-    run = runs[0]
-    sel = study.selection_of(run)
-    commits = sorted({commit_line(r.doc["provenance"]) for r in runs})
-    clocks = _per_run_words(clock_words, runs, sel)
-    version = run.environment["build"].get("histostudy_version", "?")
-    return (f"histostudy {version} at commit {', '.join(commits)}, on {gpu_words(run, tc)}"
-            + (f", {clocks}" if clocks else "")
-            + f"; host {_per_run_words(host_words, runs, sel)}. Runs started {_runs_words(runs, sel)}.")
-
-
-def modules_paragraph(envs, study):
-    """The environments of a release history's modules (one run's, each a release's SASS or PTX) in one paragraph:
-    they differ in the module alone."""
-    members = [ev for env in envs for ev in env.members]
-    first = members[0]
-    entries = [module_entry(ev.toolchain) for ev in members]
-    kinds = "; ".join(f"{kind}: {len(found)} releases, {history.version_text(min(found))} to "
-                      f"{history.version_text(max(found))}" for kind in dict.fromkeys(e[1] for e in entries)
-                      for found in [[e[0] for e in entries if e[1] == kind]])
-    label = claims.environment_label(first.run, first.toolchain).replace(
-        f" / {first.toolchain} / ", f" / {len(envs)} release-history modules / ")
-    runs = list({ev.run.path: ev.run for ev in members}.values())
-    return (f"**{label}.** The kernels of each NVRTC release ({kinds}), each from its own module, the first "
-            f"{build_words(first.run, first.toolchain)}; " + _produced(runs, first.toolchain, study))
-
-
-def environment_paragraphs(envs, study):
-    """A paragraph per environment, the modules of each release-history run in one (modules_paragraph)."""
-    groups = {}
-    for env in envs:
-        modules = all(module_entry(ev.toolchain) for ev in env.members)
-        key = tuple(ev.run.path for ev in env.members) if modules else env.label
-        groups.setdefault((modules, key), []).append(env)
-    return [modules_paragraph(found, study) if modules else environment_paragraph(found[0], study)
-            for (modules, _), found in groups.items()]
-
-
-def published_paragraphs(published):
-    lines = [f"**{claims.published_label(s)}.** Published by the course page ({s.source}): {s.gpu} (cc "
-             f"{s.compute_capability}), `{s.build}`" + (f", {fmt.count(s.get('input_bytes'))} bytes, grid "
-                                                        f"{fmt.count(s.get('grid_blocks'))} x "
-                                                        f"{fmt.count(s.get('block_threads'))}, "
-                                                        f"{fmt.count(s.get('warmup_runs'))} warm-ups and the mean of "
-                                                        f"{fmt.count(s.get('timed_runs'))} timed runs"
-                                                        if s.get("timed_runs") else ", partial figures")
-             + " (`data/published/lesson_t4.csv`)." for s in published.lesson]
-    lines.append(f"**Table 16-4 ({', '.join(published.table_16_4)}).** A GPU textbook's per-block histogram in "
-                 "Mpix/s on one GPU of each generation; the table names no toolchain or driver "
-                 "(`data/published/table_16_4_per_block.csv`).")
-    return lines
+def environments_table(envs):
+    """Each environment of ours in a line: its label and how many runs it took part in."""
+    rows = [[label, fmt.count(runs)] for label, runs in environment_words.environment_labels(envs)]
+    return Table("The environments behind our numbers", ["environment (GPU / toolchain / driver)", "runs"], rows,
+                 ["What built each one's kernels, the histostudy commit, the GPU's clocks, the host and when each "
+                  "run started: the environments report (`paper/reports/environments.md`), which also gives every "
+                  "recorded key."], align="lr")
 
 
 def environments_section(m):
-    ours = [Para(p) for p in environment_paragraphs(m.claims.ours, m.study)]
-    return ([Heading("6. What produced each environment's numbers")] + ours
-            + [Para(p) for p in published_paragraphs(m.study.published)]
-            + [Para("Every recorded key of every run" + (", and what differs between the GPUs' machines," if m.machines
-                                                         else "") + " is in [the environments report]"
-                    "(reports/environments.md).")])
+    return ([Heading("6. What produced each environment's numbers"),
+             TableBlock(environments_table(m.claims.ours), "environments")]
+            + [Para(p) for p in environment_words.published_paragraphs(m.study.published)]
+            + ([Para("What differs between the GPUs' machines (driver build, runtime, clocks, ECC, power) is in "
+                     "[the environments report](reports/environments.md).")]
+               if m.machines else []))
 
 
 # ---- 7. further ----

@@ -535,14 +535,19 @@ def summary_table(counted, toolchain):
         rows.append([label, fmt.count(atomics.declared), _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
                      fmt.count(read.declared), _cell(counted, read.counted, (L2_READ,)),
                      _cell(counted, first.ms(), (TIME,), fmt.ms), verdict])
-    first = cases[0] if cases else None
-    where = f"{first['input']} at {first['size']:,} bytes" if first else "no case"
-    notes = [f"Counts of one run on {where}; ms: its kernels' durations under the profiler, clocks left alone; the "
-             f"check over every input and size profiled ({len(cases)} cases). " + tolerance_note()] \
+    notes = [counts_note(cases, "ms: its kernels' durations under the profiler, clocks left alone; ")] \
         + [n for n in (missing_note(counted),) if n]
     return Table(f"Declared against counted ({toolchain}, {counted.gpu().get('name', 'the GPU')})",
                  ["kernel", "global atomics declared", "counted", "bytes read declared", "counted", "ms", "check"],
                  rows, notes)
+
+
+def counts_note(cases, ms_words=""):
+    """Which case the counts are of, and what the check covers."""
+    first = cases[0] if cases else None
+    where = f"{first['input']} at {first['size']:,} bytes" if first else "no case"
+    return (f"Counts of one run on {where}; {ms_words}the check over every input and size profiled ({len(cases)} "
+            "cases). " + tolerance_note())
 
 
 def conflicts_table(counted, toolchain):
@@ -754,19 +759,47 @@ def _profiled(study):
     return [c for c in study.counted if c.cases]
 
 
+def gpus_summary_table(profiled):
+    """summary_table of each profiled GPU in one table: the declared counts once (each GPU's where they differ),
+    then each GPU's counted values and check."""
+    tables = [(c.gpu().get("name", "the GPU"), summary_table(c, c.toolchains()[0])) for c in profiled]
+    by_gpu = [(gpu, {row[0]: row for row in t.rows}) for gpu, t in tables]
+    labels = list(dict.fromkeys(label for _, rows in by_gpu for label in rows))
+
+    def declared(label, column):
+        values = list(dict.fromkeys(rows[label][column] for _, rows in by_gpu if label in rows))
+        return " / ".join(values)
+
+    def counted(found, label):
+        return [found[label][2], found[label][4], found[label][6]] if label in found else [fmt.MISSING] * 3
+
+    rows = [[label, declared(label, 1), declared(label, 3)]
+            + [cell for _, found in by_gpu for cell in counted(found, label)] for label in labels]
+    columns = ["kernel", "global atomics declared", "bytes read declared"] + \
+        [f"{gpu}: {what}" for gpu, _ in by_gpu for what in ("atomics counted", "bytes counted", "check")]
+    toolchains = ", ".join(dict.fromkeys(c.toolchains()[0] for c in profiled))
+    return Table(f"Declared against counted ({toolchains}, {' and '.join(gpu for gpu, _ in by_gpu)})", columns, rows,
+                 [counts_note(compared(profiled[0], profiled[0].toolchains()[0]))]
+                 + [n for _, t in tables for n in t.notes[1:]],
+                 align="l" + "r" * (len(columns) - 1))
+
+
 def appendix_blocks(study):
-    """The appendix's part: per profiled GPU, the declared counts beside the counted ones for every implementation,
-    C1 by the counter, and the three findings in a sentence each; nothing without a profile."""
+    """The appendix's part: per profiled GPU, its checks and C1 by the counter in a paragraph; the declared counts
+    beside each GPU's counted ones for every implementation in one table; nothing without a profile."""
     profiled = _profiled(study)
-    blocks = [Heading("Counted, not declared", 3)] if profiled else []
-    for n, counted in enumerate(profiled):
+    if not profiled:
+        return []
+    blocks = [Heading("Counted, not declared", 3)]
+    for counted in profiled:
         tc = counted.toolchains()[0]
         on = f"On {counted.gpu().get('name', 'a GPU')}: " if len(profiled) > 1 else ""
-        blocks += [Para(f"{on}{checks_prose(counted)} {c1_prose(counted, tc)} In full, with the bank conflicts, the "
-                        f"bins' placement and the partitioned passes explained by the counters: "
-                        f"[the counters report](reports/{REPORT}.md)."),
-                   TableBlock(summary_table(counted, tc), "counters" + (f"-{n + 1}" if n else ""), wide=True)]
-    return blocks
+        blocks.append(Para(f"{on}{checks_prose(counted)} {c1_prose(counted, tc)}"))
+    table = summary_table(profiled[0], profiled[0].toolchains()[0]) if len(profiled) == 1 else \
+        gpus_summary_table(profiled)
+    return blocks + [Para("In full, with the bank conflicts, the bins' placement and the partitioned passes explained "
+                          f"by the counters: [the counters report](reports/{REPORT}.md)."),
+                     TableBlock(table, "counters", wide=True)]
 
 
 def reports(study):

@@ -69,7 +69,8 @@ def _markdown_figure(b, root):
     files = figure_files(b.name, root)
     links = "; ".join(f"{width}: " + ", ".join(f"[{ext.upper()}]({path})" for ext, path in paths.items())
                       for width, paths in files.items())
-    return (f"![Figure {b.number}: {b.caption}]({files['one column']['png']})\n\n"
+    # the caption follows at once: the image's text names the figure and leaves the words to it
+    return (f"![Figure {b.number}, described below]({files['one column']['png']})\n\n"
             f"**Figure {b.number}.** {b.caption} Data: {b.source}. Files ({links}).\n")
 
 

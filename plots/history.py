@@ -193,6 +193,31 @@ def replication_table(r):
                         " Every step any GPU shows is listed."], align="llll" + "r" * len(r.gpus) + "l")
 
 
+def _group_cell(moves):
+    """One GPU's moves over a group's inputs: '<direction> on N of M inputs (low..high)'."""
+    stepped = [m for m in moves if m and m.step]
+    if not stepped:
+        return "within noise" if any(moves) else "not timed"
+    ratios = [m.comparison.ratio for m in stepped]
+    return (f"{'/'.join(sorted({m.direction for m in stepped}))} on {len(stepped)} of {len(moves)} inputs "
+            f"({fmt.ratio(min(ratios), 3)}..{fmt.ratio(max(ratios), 3)})")
+
+
+def replication_summary_table(r):
+    """replication_table with a kernel's inputs in one line: each GPU's steps counted over them, with their range."""
+    groups = {}
+    for kernel, input, kind, release, moves in r.rows:
+        groups.setdefault((kernel, kind, release), []).append(moves)
+    rows = [[kernel, kind, version_text(release)] + [_group_cell([m[g] for m in found]) for g in r.gpus]
+            + [f"{sum(r.replicated(m) for m in found)} of {len(found)}"] for (kernel, kind, release), found in
+            groups.items()]
+    return Table("Release steps on each GPU", ["kernel", "code", "release"] + r.gpus + ["inputs stepping on every GPU"],
+                 rows, ["Each GPU's time at the release over its time at the release before, over the inputs where "
+                        "some GPU steps: how many step (wholly outside that series' A/A noise), which way, and the "
+                        "range of their ratios. Each input, with its interval and noise: the history report "
+                        "(`paper/reports/history.md`)."], align="lll" + "r" * len(r.gpus) + "r")
+
+
 # ---- the table and the figure ----
 
 METHOD = __doc__.split("\n\n")[1].replace("\n", " ")   # what the history does, in a paragraph

@@ -71,6 +71,14 @@ class PeersGpu:
                 if c.peer["impl"] == impl and getattr(c, field) is not None]
 
     @property
+    def unmeasured(self):
+        """The study's cases of this GPU (its subject's rows in the perf and sizes runs) no peer row holds."""
+        held = {c.key for c in self.cases} | {_case(r) for r in self.failed}
+        study = dict.fromkeys(_case(r) for run in self.study_runs for r in run.rows
+                              if r["experiment"] in EXPERIMENTS and is_timed(r) and SUBJECT.picks(r))
+        return [key for key in study if key not in held]
+
+    @property
     def unmatched(self):
         """Peer rows the study's runs hold no subject or floor beside."""
         return [c for c in self.cases if c.subject is None or c.floor is None]

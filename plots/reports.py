@@ -4,7 +4,7 @@ A renderer: each report is a list of blocks (plots/document.py) written from the
 which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
 the selection's words.
 """
-from plots import claims, count_bench, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep, versions
+from plots import claims, count_bench, environment_words, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep, versions
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import NOT_RECORDED, commit_line, cpu_and_cores, flatten, show, summary
@@ -556,7 +556,15 @@ def peers_prose(g):
             f"against {where}): {found}."
             + (f" {len(g.failed)} peer rows failed their check and were not timed (named under the tables)."
                if g.failed else "")
-            + stopped_words(g))
+            + stopped_words(g) + unmeasured_words(g))
+
+
+def unmeasured_words(g):
+    missing = g.unmeasured
+    if not missing:
+        return ""
+    return (f" The peers were not measured on {fmt.plural(len(missing), 'case')} of the study's on this GPU: "
+            + ", ".join(f"{e} {i} at {n:,} bytes" for e, i, n in missing) + ".")
 
 
 def stopped_words(g):
@@ -631,7 +639,9 @@ def environments_report(m):
     summaries = [TableBlock(Table(f"Environment: {run.name}", ["field", "value"], [list(p) for p in summary(run)],
                                   [f"Command: `{' '.join(run.doc['provenance']['argv'])}`"], align="ll"))
                  for run in runs]
-    return _page("The environments in full", [chosen_section(m.study.sel)], machines_section(m), summaries,
+    produced = [Heading("What produced each environment's numbers", 2)] + \
+        [Para(p) for p in environment_words.environment_paragraphs(m.claims.ours, m.study)]
+    return _page("The environments in full", [chosen_section(m.study.sel)], produced, machines_section(m), summaries,
                  [Heading("Every recorded key", 2)], [full_record(run) for run in runs])
 
 

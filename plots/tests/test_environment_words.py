@@ -1,9 +1,9 @@
-"""The appendix's environment paragraphs: a module compiled ahead is named as such, and a fact that differs
+"""The environment paragraphs (the environments report): a module compiled ahead is named as such, and a fact that differs
 between an environment's runs (the GPU machine's kernel, say) is given for each run, not the first one's."""
 import types
 import unittest
 
-from plots import appendix, selection
+from plots import environment_words, selection
 from plots.environment import NOT_RECORDED, build_words, cpu_name, host_words
 
 
@@ -26,12 +26,12 @@ class EnvironmentWords(unittest.TestCase):
         runs = [run_with(kernel="Linux v657", roles=("blocks",)), run_with(kernel="Linux v973", roles=("sizes",)),
                 run_with(kernel="Linux v973", roles=("lesson", "cpu"))]
         sel = types.SimpleNamespace(roles_of=lambda r: r.roles)
-        words = appendix._per_run_words(host_words, runs, sel)
+        words = environment_words._per_run_words(host_words, runs, sel)
         self.assertIn("Linux v657 (blocks)", words)
         self.assertIn("Linux v973 (sizes, lesson)", words)
-        self.assertEqual(appendix._per_run_words(host_words, runs[1:], sel), host_words(runs[1]))
+        self.assertEqual(environment_words._per_run_words(host_words, runs[1:], sel), host_words(runs[1]))
         clocks = {"blocks": "", "sizes": "SM clock 1,980 MHz"}
-        self.assertEqual(appendix._per_run_words(lambda r: clocks.get(r.roles[0], ""), runs[:2], sel),
+        self.assertEqual(environment_words._per_run_words(lambda r: clocks.get(r.roles[0], ""), runs[:2], sel),
                          f"{NOT_RECORDED} (blocks); SM clock 1,980 MHz (sizes)")
 
 

@@ -12,7 +12,7 @@ import unittest
 
 from unittest import mock
 
-from plots import figures, output, own_appendix
+from plots import figures, make_all, output, own_appendix
 from plots.results import path_text
 from plots.tests import fixtures, synthetic
 
@@ -84,7 +84,7 @@ class OwnAppendix(unittest.TestCase):
 
     def test_a_folder_name_that_is_not_utf8_is_shown_escaped(self):
         self.assertEqual(self.status, 0, self.err)
-        self.assertIn("runs \\xff/20990102T000000Z_mine.json", (self.out / "appendix.md").read_text().splitlines()[0])
+        self.assertIn("runs \\xff/20990102T000000Z_mine.json", (self.out / make_all.SOURCES).read_text())
 
     def test_the_earlier_appendix_is_replaced_as_a_whole(self):
         self.assertFalse((self.out / "figures" / "gone.png").exists())

@@ -575,7 +575,7 @@ class Reports(NeedsARun):
         g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
         self.assertEqual((g.gpu, g.subject, g.floor, g.peers), (GPU["name"], "lane_shared", "read_floor",
                                                                 ["torch_bincount", "cupy_bincount"]))
-        self.assertEqual(g.unmatched, [])
+        self.assertEqual((g.unmatched, g.unmeasured), ([], []))
         for impl, gbps in (("torch_bincount", 500.0), ("cupy_bincount", 250.0)):
             for experiment in peers.EXPERIMENTS:
                 for value, want in ((g.values(impl, "pct_of_floor", experiment), 100 * gbps / FLOOR_GBPS),
@@ -614,6 +614,9 @@ class Reports(NeedsARun):
         g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
         self.assertIn("The run stopped before its end (interrupted (SIGTERM)); it holds 1 case whole, and the cases",
                       reports.peers_prose(g))
+        self.assertTrue(g.unmeasured)   # the study's sizes cases the stopped run never reached, named
+        self.assertIn(f"The peers were not measured on {len(g.unmeasured)} case", reports.peers_prose(g))
+        self.assertIn(f"sizes {g.unmeasured[0][1]} at {g.unmeasured[0][2]:,} bytes", reports.peers_prose(g))
         broken = json.loads(files[0].read_text())
         broken["incomplete"] = {"error": "PeersError: the GPU fell off the bus"}   # stopped on an error: refused
         synthetic.write_json(data / "runs" / files[0].name, broken)
