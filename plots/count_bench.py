@@ -22,7 +22,8 @@ from plots.results import (DATA, REGISTRY_SHOWN, ResultError, agree, check_schem
 from plots.table import MET, NOT_MET, Table
 
 FORMAT = "histostudy-count-bench"
-VERSION = 2   # the newest version this reader knows (version 1 held the CPU's identity beside the host)
+VERSION = 3   # the newest schema_version this reader knows (files before 3 name it `version`; 1 held the CPU's
+              # identity beside the host)
 SCHEMA_PATH = DATA / "schema" / "count-bench.schema.json"
 FOLDER = "count-bench"       # where count-bench writes, under runs/ (and the study's under data/runs/)
 COUNT = "count"              # the entry that times count itself
@@ -100,7 +101,7 @@ def parse_bench(shown, doc):
     """Checks a parsed count-bench document; raises ResultError naming `shown`."""
     if not is_bench_doc(doc):
         raise ResultError(shown, f'not a count-bench result file (no "format": "{FORMAT}")')
-    check_version(shown, doc, "version", VERSION)
+    check_version(shown, doc, "schema_version" if "schema_version" in doc else "version", VERSION)
     if "floor" not in doc or "reads_alone" not in doc:
         raise OlderBench(shown, "written by an older count-bench, which recorded no floor: not read (run "
                                 "count-bench again)")

@@ -460,7 +460,8 @@ nlohmann::json count_bench(const CountBenchRequest& request, const std::vector<s
 
   nlohmann::json doc = {
       {"format", "histostudy-count-bench"},
-      {"version", 2},  // 2: the CPU's identity in environment.host.cpu (1: environment.cpu)
+      // 3: the key named schema_version, as in every output; 2: the CPU in environment.host.cpu; 1: environment.cpu
+      {"schema_version", 3},
       {"started", started},
       {"finished", utc_now()},
       {"provenance", provenance(argv)},

@@ -115,6 +115,7 @@ class Count(unittest.TestCase):
         with open(saved[0], encoding="utf-8") as f:
             doc = json.load(f)
         self.assertEqual(doc["format"], "histostudy-count-bench")
+        self.assertEqual((doc.get("schema_version"), "version" in doc), (3, False))  # one version key everywhere
         self.assertEqual(doc["file"]["bytes"], 256 * 4096 + 3)
         self.assertEqual([e["name"] for e in doc["entries"]],
                          ["count", "read_discard", "read_discard_again", "count_again", "pread_discard",

@@ -36,7 +36,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FORMAT = "histostudy-codegen-audit"
-FORMAT_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the key named schema_version, as in every output (1: format_version)
 RELEASES = ROOT / "data" / "nvrtc-releases.csv"  # one line a release; ./dev nvrtc installs them
 DEFAULT_NVDISASM = ".deps/nvdisasm/nvidia/cu13/bin/nvdisasm"
 # Bytes one LDG moves, by its width modifier (none: 32 bits).
@@ -340,7 +340,7 @@ def make_audit(args, work):
     ptx.sort(key=lambda r: (order[r["kernel"]], r["arch"], toolchains.index(r["toolchain"])))
     return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
         "kernel_sources_sha256": manifest["kernel_sources_sha256"],
         "tools": {"histostudy": f"histostudy {env['build']['histostudy_version']}", "nvcc": nvcc_label,
                   "nvdisasm": f"nvdisasm {tool_version(args.nvdisasm)}"},

@@ -314,6 +314,10 @@ class Refusals(unittest.TestCase):
         doc = committed_bench("cuda")
         self.assertRefused(dict(doc, format="histostudy-result"), "not a count-bench result file")
         self.assertRefused(dict(doc, version=count_bench.VERSION + 1), "written by a newer histostudy")
+        renamed = {k: v for k, v in doc.items() if k != "version"}
+        self.assertRefused(dict(renamed, schema_version=count_bench.VERSION + 1), "written by a newer histostudy")
+        self.assertRefused(renamed, "does not follow the count-bench schema")   # no version key at all
+        bench(dict(renamed, schema_version=count_bench.VERSION), "runs/count-bench/new.json")  # today's files
         no_control = copy.deepcopy(doc)
         no_control["entries"] = [e for e in doc["entries"] if e["name"] != doc["floor"]["entry"] + "_again"]
         self.assertRefused(no_control, "names entries it does not hold")
