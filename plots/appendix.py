@@ -251,9 +251,10 @@ def version_table(pairs):
 def versions_gpus_table(compared):
     """version_table of several GPUs in one: each GPU's A/B, A/A and verdicts beside the others', without the
     medians (the versions report has them)."""
-    cells, labels = {}, {}
+    cells, labels, second = {}, {}, {}
     for g in compared:
         first, rest = g.version_runs[0], g.version_runs[1:]
+        second[g.label] = repeat_words(rest[0].run, first.run) if rest else "second run"
         repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
         for c in uniform_rows(first):
             key = case_key(c.base)
@@ -264,11 +265,12 @@ def versions_gpus_table(compared):
     rows = [[labels[key]] + [cell for g in compared for cell in found.get(g.label, [fmt.MISSING] * 4)]
             for key, found in cells.items()]
     columns = ["kernel"] + [f"{g.label}: {what}" for g in compared
-                            for what in ("A/B (95% CI)", "A/A (95% CI)", "verdict", "order reversed")]
+                            for what in ("A/B (95% CI)", "A/A (95% CI)", "verdict", second[g.label])]
     first = compared[0].version_runs[0]
     notes = [f"Uniform bytes, medians; A/B: {first.new_tc} over {first.base_tc} (each GPU's NVRTC releases); A/A: a "
-             "toolchain over its repeat in the same run; order reversed: the verdict of the run with the toolchains "
-             "in the opposite order. The medians and every run: the versions report (`paper/reports/versions.md`).",
+             "toolchain over its repeat in the same run; then the verdict of each GPU's second run (order reversed: "
+             "its toolchains in the opposite order). The medians and every run: the versions report "
+             "(`paper/reports/versions.md`).",
              versions.rule_note(stats.DEFAULT_BAND)]
     return Table(f"CUDA {major_minor(first.new_tc)} against {major_minor(first.base_tc)}: one kernel source, two NVRTC "
                  "releases, each GPU", columns, rows, notes, align="l" + "rrll" * len(compared))

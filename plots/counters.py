@@ -767,8 +767,10 @@ def gpus_summary_table(profiled):
     labels = list(dict.fromkeys(label for _, rows in by_gpu for label in rows))
 
     def declared(label, column):
-        values = list(dict.fromkeys(rows[label][column] for _, rows in by_gpu if label in rows))
-        return " / ".join(values)
+        """The declared count, once; each GPU's, named, where they differ."""
+        values = {gpu: rows[label][column] for gpu, rows in by_gpu if label in rows}
+        return next(iter(values.values())) if len(set(values.values())) == 1 else \
+            "; ".join(f"{value} ({gpu})" for gpu, value in values.items())
 
     def counted(found, label):
         return [found[label][2], found[label][4], found[label][6]] if label in found else [fmt.MISSING] * 3
@@ -778,9 +780,10 @@ def gpus_summary_table(profiled):
     columns = ["kernel", "global atomics declared", "bytes read declared"] + \
         [f"{gpu}: {what}" for gpu, _ in by_gpu for what in ("atomics counted", "bytes counted", "check")]
     toolchains = ", ".join(dict.fromkeys(c.toolchains()[0] for c in profiled))
+    notes = [f"{c.gpu().get('name', 'the GPU')}: " + counts_note(compared(c, c.toolchains()[0])) for c in profiled]
+    notes += [f"{c.gpu().get('name', 'the GPU')}: {missing_note(c)}" for c in profiled if missing_note(c)]
     return Table(f"Declared against counted ({toolchains}, {' and '.join(gpu for gpu, _ in by_gpu)})", columns, rows,
-                 [counts_note(compared(profiled[0], profiled[0].toolchains()[0]))]
-                 + [n for _, t in tables for n in t.notes[1:]],
+                 notes,
                  align="l" + "r" * (len(columns) - 1))
 
 

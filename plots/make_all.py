@@ -20,7 +20,7 @@ import sys
 
 from plots import appendix, cli, codegen, counters, document, figures, history, models, output, reports, selection
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
-from plots.results import ResultError
+from plots.results import REGISTRY_SHOWN, ResultError
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
 COMMAND = "./dev paper (plots/make_all.py)"
@@ -58,11 +58,15 @@ def gather(data_dir, sel=None, **beside):
         raise type(e)(os.path.join(data_dir, e.path.removeprefix(shown)), e.problem) from None
 
 
-def data_files(study, published_prefix):
-    """Every file the paper reads: the manifest, the runs, the published figures, the codegen audit."""
+def data_files(study, published_prefix, data_dir=None):
+    """Every file the paper reads: the manifest (and the superseded runs' list in data_dir, where there is one),
+    the registry, the runs, the published figures, the codegen audit."""
     runs = [r.path for r in study.all_runs()] + [b.path for b in study.sel.benches]
-    manifest = [study.sel.source] if study.sel.manifest else []
     data = published_prefix.removesuffix("published/")
+    manifest = [study.sel.source] if study.sel.manifest else []
+    if manifest and data_dir and (pathlib.Path(data_dir) / "runs" / selection.SUPERSEDED_FILE).is_file():
+        manifest.append(f"{data}runs/{selection.SUPERSEDED_FILE}")
+    manifest.append(REGISTRY_SHOWN)
     listed = [f"{data}{RELEASES_FILE}"] if study.releases else []
     return manifest + runs + [f"{published_prefix}{LESSON_FILE}", f"{published_prefix}{TABLE_16_4_FILE}"] \
         + study.audit.files + listed + counters.files(study.counted)
@@ -147,7 +151,8 @@ def write_models(m, out_dir, command, files):
 def make_all(data_dir, out_dir):
     progress(f"reading {data_dir}")
     study = gather(data_dir)
-    return write_paper(study, out_dir, COMMAND, data_files(study, f"{pathlib.Path(data_dir).name}/published/"))
+    return write_paper(study, out_dir, COMMAND,
+                       data_files(study, f"{pathlib.Path(data_dir).name}/published/", data_dir))
 
 
 def main(argv=None):

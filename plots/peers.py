@@ -114,7 +114,8 @@ def gpu_model(runs, study_runs):
     same_gpu = [r for r in study_runs if primary_gpu_toolchain(r) and gpu_name(r, primary_gpu_toolchain(r)) == gpu]
     rows, seen, failed = [], set(), []
     for run in runs:
-        held = [r for r in run.rows if r["toolchain"] in library_toolchains(run)]   # A/A controls too
+        held = [r for r in run.rows if r["toolchain"] in library_toolchains(run)    # A/A controls too
+                and (is_timed(r) or not r["check"]["passed"])]   # a row left untimed gives way to a later run's
         fresh = [r for r in held if (r["impl"], _case(r)) not in seen]
         seen |= {(r["impl"], _case(r)) for r in held}
         rows += [(run, r) for r in fresh if r["toolchain"] in libraries and r["experiment"] in EXPERIMENTS]

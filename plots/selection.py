@@ -33,8 +33,9 @@ name a run that does not fit):
               line: count against its floor, the performance report's last table
 
 The GPU roles (GPU_ROLES: all but cpu, series and count) are per GPU: a role takes one run per GPU (versions a run
-a line per GPU; peers several, joined), so the paper shows every GPU the manifest names, in the order it first names each. A GPU is its
-model as the run records it ("NVIDIA H200"; gpu_of), not a board: each call to a GPU machine may get another board.
+a line per GPU; peers several, joined), so the paper shows every GPU the manifest names, in the order it first
+names each. A GPU is its model as the run records it ("NVIDIA H200"; gpu_of), not a board: each call to a GPU
+machine may get another board.
 
 Every GPU run must carry the study's controls (results.is_controlled), and no
 run may be incomplete (stopped on an error after measuring): such a run never
@@ -57,8 +58,8 @@ from dataclasses import dataclass, field
 
 from plots import count_bench
 from plots.environment import cpu_name, gpu_name
-from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, load_run,
-                           module_entry, primary_gpu_toolchain, run_order_key, version_pairs)
+from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, library_toolchains,
+                           load_run, module_entry, primary_gpu_toolchain, run_order_key, version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -243,10 +244,11 @@ def _problem(run, role, runs_by_role):
     same_gpu = [r for r in runs_by_role.get(role, []) if gpu_of(r) == gpu_of(run)] if role in GPU_ROLES else []
     if same_gpu and role not in MANY_PER_GPU:
         return f"{same_gpu[0].name} is its {role} run of {gpu_of(run)} already, and a role takes one run per GPU"
-    if same_gpu and role == PEERS and cache_modes(run) != cache_modes(same_gpu[0]):
-        return (f"its samples are {'/'.join(cache_modes(run))} and {same_gpu[0].name}'s, the peers run of "
-                f"{gpu_of(run)} before it, {'/'.join(cache_modes(same_gpu[0]))}: one GPU's peers runs join into one "
-                "table, of one cache mode")
+    if same_gpu and role == PEERS and not joinable(run, same_gpu[0]):
+        libraries = ", ".join(sorted(library_toolchains(run)))
+        return (f"its samples ({'/'.join(cache_modes(run))}) or libraries ({libraries}) are not those of "
+                f"{same_gpu[0].name}, the peers run of {gpu_of(run)} before it: one GPU's peers runs join into one "
+                "table, of one cache mode and one version of each library")
     hot = next((r for r in runs_by_role.get("hot", []) if gpu_of(r) == gpu_of(run)), None)
     if role == "cold" and hot and not gpu_cases(run) & gpu_cases(hot):
         return f"it holds none of the cases of the hot run {hot.name}"
@@ -256,6 +258,26 @@ def _problem(run, role, runs_by_role):
 def cache_modes(run):
     """The cache modes a run's rows were sampled in, sorted."""
     return sorted({(r.get("sampling") or {}).get("cache") or "unrecorded" for r in run.rows})
+
+
+def joinable(run, other):
+    """Whether two peers runs of one GPU may join into one table: the same cache mode and library versions."""
+    return cache_modes(run) == cache_modes(other) and library_toolchains(run) == library_toolchains(other)
+
+
+def peers_per_gpu(runs):
+    """Each GPU's newest peers run, then (newest first) the older ones that may join it and hold cases it lacks: a
+    run a time limit stopped, then one of the cases it lacks, are read together."""
+    chosen = []
+    for gpu in dict.fromkeys(map(gpu_of, runs)):
+        mine = sorted((r for r in runs if gpu_of(r) == gpu), key=lambda r: run_order_key(r.path), reverse=True)
+        held = set()
+        for run in mine:
+            cases = {(r["experiment"], r["input"], r["size"]) for r in run.rows}
+            if run is mine[0] or (joinable(run, mine[0]) and cases - held):
+                chosen.append(run)
+                held |= cases
+    return chosen
 
 
 def gpus_of(runs):
@@ -346,6 +368,8 @@ def by_content(runs, source="the runs given", benches=()):
         found = [r for r in usable if fits(r) and not _problem(r, role, roles)]
         if role == "versions":
             roles[role] = found
+        elif role == PEERS:
+            roles[role] = peers_per_gpu(found)
         elif role == "cpu":
             roles[role] = newest_cpu_runs(usable)
         elif found:

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import unittest.mock
 
@@ -643,6 +644,41 @@ class Reports(NeedsARun):
         self.assertIn(f"`{runs[0].name}` stopped before its end (interrupted (SIGTERM)); the runs hold "
                       f"{len(held[0] | held[1])} cases whole", prose)
         self.assertEqual(len(peers.peers_tables([g])), 1)
+
+    def test_a_case_left_untimed_gives_way_to_a_later_run_s(self):
+        _, _, _, first = run_peers(self.out / "first", [StandIn()], "-e", "sizes", "--size", str(SMALL))
+        _, _, _, again = run_peers(self.out / "again", [StandIn()], "-e", "sizes", "--size", str(SMALL))
+        untimed, later = load_run(first[0]), load_run(again[0])
+        for row in untimed.rows:
+            row["samples_ms"] = []     # every sample throttled: checked, never timed
+        g, = peers.model([untimed, later], [load_run(self.perf_path), load_run(self.sizes_path)])
+        self.assertTrue(g.cases)
+        self.assertEqual({c.run.path for c in g.cases}, {later.path})
+        self.assertEqual([key for key in g.unmeasured if key[2] == SMALL], [])
+
+    def test_a_user_s_stopped_run_and_its_catch_up_are_read_together(self):
+        _, _, _, hot = run_peers(self.out / "hot", [StandIn()], "-e", "sizes", "--cache", "hot")
+        once = StandIn()
+        run_peers(self.out / "once", [once], "-e", "sizes", "--size", str(SMALL))
+        time.sleep(1.1)   # each file newer than the one before
+        _, _, _, stopped = run_peers(self.out / "stopped", [StandIn(terminate_after=once.calls + 1)], "-e", "sizes")
+        time.sleep(1.1)
+        _, _, _, rest = run_peers(self.out / "rest", [StandIn()], "-e", "sizes", "--size", str(LARGE))
+        older_hot, stopped_run, catch_up = (load_run(p[0]) for p in (hot, stopped, rest))
+        sel = selection.by_content([older_hot, stopped_run, catch_up, load_run(self.perf_path),
+                                    load_run(self.sizes_path)])
+        self.assertEqual([r.path for r in sel.peers_runs], [catch_up.path, stopped_run.path])   # never the hot one
+        g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
+        self.assertEqual([key for key in g.unmeasured if key[0] == "sizes"], [])   # the two runs hold every one
+
+    def test_one_gpu_s_peers_runs_join_only_with_the_same_libraries(self):
+        _, _, _, other = run_peers(self.out / "other", [StandIn(version="2.6.0+cu126")])
+        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, other[0])}
+        data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
+                                 manifest=[(self.peers_path.name, "peers", "x"), (other[0].name, "peers", "x")])
+        with self.assertRaises(ResultError) as caught:
+            selection.load(data)
+        self.assertIn("one cache mode and one version of each library", str(caught.exception))
 
     def test_one_gpu_s_peers_runs_join_only_in_one_cache_mode(self):
         _, _, _, hot = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
