@@ -783,8 +783,7 @@ def gpus_summary_table(profiled):
     notes = [f"{c.gpu().get('name', 'the GPU')}: " + counts_note(compared(c, c.toolchains()[0])) for c in profiled]
     notes += [f"{c.gpu().get('name', 'the GPU')}: {missing_note(c)}" for c in profiled if missing_note(c)]
     return Table(f"Declared against counted ({toolchains}, {' and '.join(gpu for gpu, _ in by_gpu)})", columns, rows,
-                 notes,
-                 align="l" + "r" * (len(columns) - 1))
+                 notes, align="l" + "r" * (len(columns) - 1))
 
 
 def appendix_blocks(study):

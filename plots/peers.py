@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from plots import stats
 from plots import table as fmt
-from plots.environment import gpu_name
 from plots.results import Kernel, aa_comparison, is_timed, library_toolchains, primary_gpu_toolchain
+from plots.selection import gpu_of, peer_case
 from plots.table import Table
 
 SUBJECT, FLOOR = Kernel("subject"), Kernel("floor")
@@ -34,7 +34,7 @@ class PeerCase:
 
     @property
     def key(self):
-        return _case(self.peer)
+        return peer_case(self.peer)
 
     @property
     def subject_over_peer(self):
@@ -73,8 +73,8 @@ class PeersGpu:
     @property
     def unmeasured(self):
         """The study's cases of this GPU (its subject's rows in the perf and sizes runs) no peer row holds."""
-        held = {c.key for c in self.cases} | {_case(r) for r in self.failed}
-        study = dict.fromkeys(_case(r) for run in self.study_runs for r in run.rows
+        held = {c.key for c in self.cases} | {peer_case(r) for r in self.failed}
+        study = dict.fromkeys(peer_case(r) for run in self.study_runs for r in run.rows
                               if r["experiment"] in EXPERIMENTS and is_timed(r) and SUBJECT.picks(r))
         return [key for key in study if key not in held]
 
@@ -84,13 +84,9 @@ class PeersGpu:
         return [c for c in self.cases if c.subject is None or c.floor is None]
 
 
-def _case(row):
-    return (row["experiment"], row["input"], row["size"])
-
-
 def _sampled_case(row):
     """The case and the cache mode it was sampled in."""
-    return _case(row) + ((row.get("sampling") or {}).get("cache"),)
+    return peer_case(row) + ((row.get("sampling") or {}).get("cache"),)
 
 
 def _study_row(runs, kernel, peer, impl=None):
@@ -110,14 +106,14 @@ def gpu_model(runs, study_runs):
     name; a case two runs hold is read from the first."""
     libraries = list(dict.fromkeys(tc for run in runs for tc in run.toolchains(controls=False)
                                    if tc in library_toolchains(run)))
-    gpu = _gpu_of(runs[0])
-    same_gpu = [r for r in study_runs if primary_gpu_toolchain(r) and gpu_name(r, primary_gpu_toolchain(r)) == gpu]
+    gpu = gpu_of(runs[0])
+    same_gpu = [r for r in study_runs if gpu_of(r) == gpu]
     rows, seen, failed = [], set(), []
     for run in runs:
         held = [r for r in run.rows if r["toolchain"] in library_toolchains(run)    # A/A controls too
                 and (is_timed(r) or not r["check"]["passed"])]   # a row left untimed gives way to a later run's
-        fresh = [r for r in held if (r["impl"], _case(r)) not in seen]
-        seen |= {(r["impl"], _case(r)) for r in held}
+        fresh = [r for r in held if (r["impl"], peer_case(r)) not in seen]
+        seen |= {(r["impl"], peer_case(r)) for r in held}
         rows += [(run, r) for r in fresh if r["toolchain"] in libraries and r["experiment"] in EXPERIMENTS]
         failed += [r for r in fresh if not r["check"]["passed"]]
     cases = []
@@ -130,15 +126,11 @@ def gpu_model(runs, study_runs):
                     rows[0][1]["floor_impl"] if rows else None, cases, failed)
 
 
-def _gpu_of(run):
-    return gpu_name(run, next(tc for tc in run.toolchains(controls=False) if tc in library_toolchains(run)))
-
-
 def model(peers_runs, study_runs):
     """[PeersGpu], one per GPU of the peers runs, in the order their first runs come."""
     by_gpu = {}
     for run in peers_runs:
-        by_gpu.setdefault(_gpu_of(run), []).append(run)
+        by_gpu.setdefault(gpu_of(run), []).append(run)
     return [gpu_model(runs, study_runs) for runs in by_gpu.values()]
 
 

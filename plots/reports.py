@@ -4,7 +4,8 @@ A renderer: each report is a list of blocks (plots/document.py) written from the
 which computed every number from the runs plots/selection.py names. A report whose runs are absent says why, in
 the selection's words.
 """
-from plots import claims, count_bench, environment_words, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep, versions
+from plots import (claims, count_bench, environment_words, history, hotcold, lesson, peers, perf, placement, sizes, stats,
+                   sweep, versions)
 from plots import table as fmt
 from plots.document import FigureBlock, Heading, Para, Raw, TableBlock
 from plots.environment import NOT_RECORDED, commit_line, cpu_and_cores, flatten, show, summary

@@ -28,7 +28,7 @@ name a run that does not fit):
   peers       library peer rows (tools/peers.py: torch.bincount, cupy.bincount on the perf and sizes cases): the
               performance report's peers, against the subject and floor of the perf and sizes runs of the same GPU;
               such a run holds no other role. Several of one GPU (a run a time limit stopped, then one of the cases
-              it lacks) join into one table, so they must share a cache mode
+              it lacks) join into one table, so they must share a cache mode and library versions
   count       a count-bench file (count-bench/NAME.json: `histostudy count-bench`, plots/count_bench.py), one a
               line: count against its floor, the performance report's last table
 
@@ -260,6 +260,11 @@ def cache_modes(run):
     return sorted({(r.get("sampling") or {}).get("cache") or "unrecorded" for r in run.rows})
 
 
+def peer_case(row):
+    """A peer row's case: its experiment, input and size."""
+    return row["experiment"], row["input"], row["size"]
+
+
 def joinable(run, other):
     """Whether two peers runs of one GPU may join into one table: the same cache mode and library versions."""
     return cache_modes(run) == cache_modes(other) and library_toolchains(run) == library_toolchains(other)
@@ -273,7 +278,7 @@ def peers_per_gpu(runs):
         mine = sorted((r for r in runs if gpu_of(r) == gpu), key=lambda r: run_order_key(r.path), reverse=True)
         held = set()
         for run in mine:
-            cases = {(r["experiment"], r["input"], r["size"]) for r in run.rows}
+            cases = set(map(peer_case, run.rows))
             if run is mine[0] or (joinable(run, mine[0]) and cases - held):
                 chosen.append(run)
                 held |= cases

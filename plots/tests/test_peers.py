@@ -671,23 +671,23 @@ class Reports(NeedsARun):
         g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
         self.assertEqual([key for key in g.unmeasured if key[0] == "sizes"], [])   # the two runs hold every one
 
-    def test_one_gpu_s_peers_runs_join_only_with_the_same_libraries(self):
-        _, _, _, other = run_peers(self.out / "other", [StandIn(version="2.6.0+cu126")])
-        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, other[0])}
+    def refusal_beside_the_first(self, second):
+        """Why a manifest naming the peers run of setUp, then `second`, both in the peers role, is refused."""
+        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, second)}
         data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
-                                 manifest=[(self.peers_path.name, "peers", "x"), (other[0].name, "peers", "x")])
+                                 manifest=[(self.peers_path.name, "peers", "x"), (second.name, "peers", "x")])
         with self.assertRaises(ResultError) as caught:
             selection.load(data)
-        self.assertIn("one cache mode and one version of each library", str(caught.exception))
+        return str(caught.exception)
+
+    def test_one_gpu_s_peers_runs_join_only_with_the_same_libraries(self):
+        _, _, _, other = run_peers(self.out / "other", [StandIn(version="2.6.0+cu126")])
+        self.assertIn("one cache mode and one version of each library", self.refusal_beside_the_first(other[0]))
 
     def test_one_gpu_s_peers_runs_join_only_in_one_cache_mode(self):
         _, _, _, hot = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
-        runs = {p.name: json.loads(p.read_text()) for p in (self.peers_path, hot[0])}
-        data = fixtures.data_dir(pathlib.Path(self.tmp.name) / "paper", runs,
-                                 manifest=[(self.peers_path.name, "peers", "x"), (hot[0].name, "peers", "x")])
-        with self.assertRaises(ResultError) as caught:
-            selection.load(data)
-        self.assertIn("one GPU's peers runs join into one table, of one cache mode", str(caught.exception))
+        self.assertIn("one GPU's peers runs join into one table, of one cache mode",
+                      self.refusal_beside_the_first(hot[0]))
 
     def test_a_peer_sampled_hot_is_not_set_against_cold_rows(self):
         status, err, _, files = run_peers(self.out / "hot", [StandIn()], "--cache", "hot")
