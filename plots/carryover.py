@@ -10,13 +10,14 @@ figures that decide it. A model (plots/models.py builds it): the renderers print
 from dataclasses import dataclass
 
 from plots import claims, perf, stats
+from plots.document import Heading, Para, Part, TableBlock
 from plots import table as fmt
 from plots.history import version_text
+from plots.published import LESSON_INPUTS
 from plots.results import primary_gpu_toolchain
 from plots.table import Table
 
 HOLDS, FAILS, NOT_MEASURED = "holds", "does not hold", "not measured"
-LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")
 BINS = 256
 BASELINE = "baseline"
 
@@ -163,3 +164,27 @@ def findings_table(found):
                   "placement run (worst over best offset beyond the same band); a release step from the release "
                   "history (beyond its A/A noise); the floor by the study's percent-of-floor targets."],
                  align="l" * (len(gpus) + 1))
+
+
+def _shown(m):
+    """Where the findings are shown: an appendix of several GPUs, or a user's beside the study's."""
+    return len(m.gpus) > 1 or m.study.beside
+
+
+def findings_section(m):
+    """Which of the study's findings hold on each GPU, in a sentence; the figures behind each are in the claims
+    report."""
+    if not _shown(m):
+        return []
+    return [Heading("Which of the study's findings hold on each GPU", 3),
+            Para(f"Each decided from each GPU's own runs: {'; '.join(f.words for f in m.findings)}. The figures "
+                 "behind each: [the claims report](reports/claims.md).")]
+
+
+def findings_report(m):
+    if not _shown(m):
+        return []
+    return [Heading("Which of the study's findings hold on each GPU", 2), TableBlock(findings_table(m.findings))]
+
+
+PART = Part("findings", section=findings_section, report=findings_report, joins="claims")

@@ -15,9 +15,10 @@ import inspect
 import math
 from dataclasses import dataclass
 
-from plots import environment
+from plots import environment, pages
+from plots.document import Heading, Para, Part, TableBlock
 from plots import table as fmt
-from plots.published import GENERATION_CC, LESSON_FILE, TABLE_16_4_FILE
+from plots.published import GENERATION_CC, LESSON_FILE, LESSON_INPUTS, TABLE_16_4_FILE
 from plots.results import Kernel, cuda_version, defined_by, find_row, find_rows, library_toolchains, median_ms
 from plots.sweep import distinct_values, mpix_per_s
 from plots.table import Table
@@ -33,7 +34,6 @@ CONTENTION_REMAINS = 1.5  # C8: one-byte input still >= 1.5x uniform at every bl
 ABOUT = 0.25             # C9: "about 4x": within 25% of P
 FLAT = 1.10              # C10: flat: best/worst throughput within 10%
 ORDER_OF_MAGNITUDE = 10  # C10: older GPUs degrade by more than this factor
-LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")
 # The kernels the claims are about (every claim is about CUDA kernels): four by role, and two that a launch-policy
 # field defines in the runs' rows (claim_kernels): P passes over the input (C9), a copy of the bins per warp (C11).
 ROLE_KERNELS = {role: Kernel(role) for role in ("baseline", "privatized", "reader", "floor")}
@@ -532,17 +532,18 @@ def published_columns(a):
 
 # ---- the tables ----
 
-def gpu_table(a, verdicts, gpus):
-    """Each claim's verdict per published source and per GPU (by_gpu's `verdicts`; gpus: their labels)."""
+def gpu_table(a, verdicts, gpus, statements=False):
+    """Each claim's verdict per published source and per GPU (by_gpu's `verdicts`; gpus: their labels), each
+    claim's statement beside its name where `statements`."""
     published = published_columns(a)
     rows = []
-    for cid, _, _ in CLAIMS:
+    for cid, statement, _ in CLAIMS:
         sources = [combine([a.combined[(cid, env.label)] for env in envs]) for _, envs in published]
-        rows.append([cid] + [SHORT[f.status] for f in sources] + [SHORT[verdicts[(cid, g)].status] for g in gpus])
+        rows.append([f"{cid}: {statement}" if statements else cid] + [SHORT[f.status] for f in sources]
+                    + [SHORT[verdicts[(cid, g)].status] for g in gpus])
     return Table("The course text's claims, per GPU", ["claim"] + [label for label, _ in published] + list(gpus),
                  rows, ["holds / NO (does not hold) / - (not measurable here) / mixed (runs or toolchains disagree); "
-                        "a GPU's verdict combines every run and toolchain on it, each with its own figures in the "
-                        "claims report."], align="l" + "c" * (len(published) + len(gpus)))
+                        "a GPU's verdict combines its runs and toolchains."], align="l" + "c" * (len(published) + len(gpus)))
 
 
 def summary_table(a):
@@ -565,3 +566,44 @@ def claim_tables(a):
         tables.append(Table(f"{cid}: {statement}", ["environment", "evidence", "verdict", "figures"], rows,
                             [f"Rule: {rule}"], align="llll"))
     return tables
+
+
+def exceptions_words(verdicts, gpus):
+    """'C2, C5, C7 and C12 hold on none of our GPUs': the claims that do not hold (or are mixed) on some GPU, grouped
+    by where; '' where every decided claim holds."""
+    where = {}
+    for cid, _, _ in CLAIMS:
+        failing = tuple(g for g in gpus if verdicts[(cid, g)].status in (FAILS, MIXED))
+        if failing:
+            where.setdefault(failing, []).append(cid)
+    return "; ".join(f"{fmt.and_list(cids)} hold{'s' if len(cids) == 1 else ''} on none of our GPUs"
+                     if len(on) == len(gpus) > 1 else
+                     f"{fmt.and_list(cids)} {'does' if len(cids) == 1 else 'do'} not hold on {fmt.and_list(on)}"
+                     for on, cids in where.items())
+
+
+def claims_section(m):
+    a, gpus = m.claims, [g.label for g in m.gpus]
+    ours = a.ours
+    decided = sum(a.combined[(cid, e.label)].status != UNMEASURABLE for e in ours for cid, _, _ in CLAIMS)
+    exceptions = exceptions_words(m.claims_by_gpu, gpus)
+    return [Heading("The course text's claims, checked"),
+            Para(f"Each claim is a rule on the data, decided per environment (GPU, toolchain, driver) and combined "
+                 f"per GPU: {decided} of the {len(ours) * len(CLAIMS)} verdicts for our {len(ours)} environments "
+                 "are decided" + (f"; {exceptions}" if exceptions else ", and every decided claim holds")
+                 + ". Every claim is about CUDA kernels, so CPU runs decide none. Each rule, figure and run: [the "
+                 "claims report](reports/claims.md)."),
+            TableBlock(gpu_table(a, m.claims_by_gpu, gpus, statements=True), "claims", wide=True)]
+
+
+def claims_report(m):
+    return pages.page("The course text's claims, in full",
+                      [Para("Each claim is a rule on the data (printed under its table), decided per environment "
+                            "(GPU, toolchain, driver) from every run and toolchain that measured it, and per published "
+                            "source. CPU toolchains are left out: every claim is about CUDA kernels.")],
+                      [TableBlock(gpu_table(m.claims, m.claims_by_gpu, [g.label for g in m.gpus])),
+                       TableBlock(summary_table(m.claims))], pages.tables(claim_tables(m.claims)))
+
+
+PART = Part("claims", "every claim's rule, verdict and figures, per environment and run", claims_section,
+            claims_report)

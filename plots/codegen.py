@@ -189,3 +189,5 @@ def from_run(run):
     if not audit.records:
         audit.files = []
     return audit
+
+

@@ -15,17 +15,19 @@ import pathlib
 from dataclasses import dataclass
 
 from plots import stats
+from plots.document import Heading, Para, Part, TableBlock
 from plots import table as fmt
 from plots.environment import commit_line, cpu_and_cores
 from plots.results import (DATA, REGISTRY_SHOWN, ResultError, agree, check_schema, check_version, parse_json,
                            path_text, read_text, registry_doc, schema_validator)
-from plots.table import MET, NOT_MET, Table
+from plots.table import MET, NOT_MET, Table, value_range
 
 FORMAT = "histostudy-count-bench"
 VERSION = 3   # the newest schema_version this reader knows (files before 3 name it `version`; 1 held the CPU's
               # identity beside the host)
 SCHEMA_PATH = DATA / "schema" / "count-bench.schema.json"
 FOLDER = "count-bench"       # where count-bench writes, under runs/ (and the study's under data/runs/)
+ROLE = "count"   # its role in data/paper-runs.csv
 COUNT = "count"              # the entry that times count itself
 
 # The study's target (docs/study-spec.md section 5): count at >= 80% of its own floor, measured in the same
@@ -369,3 +371,90 @@ def overall(benches):
 
 def inconclusive(benches):
     return [b for b in benches if b.verdict.startswith(INCONCLUSIVE)]
+
+
+def reads_bound(b):
+    """A file not met where count kept up with its own reads (within the A/A band, or faster) and those reads alone
+    were under the target, its counting alone (CPU) not: the reading bound it, not the counting."""
+    return (b.verdict == NOT_MET and b.reads_pct < TARGET_PCT and
+            b.reads_alone_pct >= 100 - AA_BAND and
+            (b.counting_alone_pct is None or b.counting_alone_pct >= TARGET_PCT))
+
+
+def reads_bound_prose(benches):
+    """Where every file not met was bound by its reading (reads_bound), the report says so, by medians."""
+    missed = [b for b in benches if b.verdict == NOT_MET]
+    if not missed or not all(reads_bound(b) for b in missed):
+        return ""
+    files = "the file" if len(missed) == 1 else f"the {len(missed)} files"
+    return (f". On {files} not met, count's own reads alone ran at {value_range([b.reads_pct for b in missed], 1, '%')} "
+            f"of the floor, under {TARGET_PCT:g}%, and count at "
+            f"{value_range([b.reads_alone_pct for b in missed], 0, '%')} of them (medians): the reading bound count "
+            "there, not the counting")
+
+
+def other_plans_prose(own, others):
+    """The files timed with other reading plans (options of their own, or count's plan of an earlier commit), by
+    plan, in GB/s, beside count's own plan now on the same files where there are such."""
+    def gbps(benches):
+        return value_range([b.gbps(COUNT)["median"] for b in benches], 1) + " GB/s"
+
+    by_plan = "; ".join(f"{plan}: {gbps([b for b in others if b.plan == plan])}"
+                        for plan in dict.fromkeys(b.plan for b in others))
+    paths = {b.doc["file"]["path"] for b in others}   # a call's files have paths of their own (a fresh folder)
+    same_files = [b for b in own if b.doc["file"]["path"] in paths]
+    beside = f", against {gbps(same_files)} with count's own plan on the same files" if same_files else ""
+    return (f"Timed with other reading plans, options of their own or count's plan of an earlier commit "
+            f"({len(others)} file{'s' if len(others) > 1 else ''}, not judged), count ran at {by_plan}{beside}")
+
+
+def count_prose(m):
+    benches = m.benches
+    if not benches:
+        return f"The count benchmark: {m.missing(ROLE)}"
+    parts = []
+    for backend, what in (("cpu", "CPU implementations"), ("cuda", "GPU implementations")):
+        group = [b for b in benches if b.backend == backend]
+        for machine in dict.fromkeys(b.machine for b in group):
+            here = [b for b in group if b.machine == machine and b.own_plan]
+            other_plans = [b for b in group if b.machine == machine and not b.own_plan]
+            if not here:
+                prose = other_plans_prose(here, other_plans)
+                parts.append(f"{what} on {machine}: {prose[0].lower()}{prose[1:]}")
+                continue
+            text = (f"{what} on {machine}: count at {value_range([b.count_pct for b in here], 0, '%')} of "
+                    f"{here[0].floor_entry} ({here[0].floor_what}) over {len(here)} file"
+                    f"{'s' if len(here) > 1 else ''}, its A/A pair at "
+                    f"{value_range([b.control_pct for b in here], 0, '%')} and count at "
+                    f"{value_range([b.reads_alone_pct for b in here], 0, '%')} of its own reads alone: "
+                    f"**{overall(here)}**")
+            noisy = inconclusive(here)
+            if noisy:
+                judged = [b.count_pct for b in here if b.verdict in (MET, NOT_MET)]
+                rest = f"; the {len(judged)} judged at {value_range(judged, 0, '%')}" if judged else ""
+                text += (f" ({len(noisy)} of the {len(here)} files inconclusive, their passes back to back, their machine "
+                         f"busy or their A/A pair apart: count at {value_range([b.count_pct for b in noisy], 0, '%')} there{rest})")
+            if min(b.count_pct for b in here) > 100:
+                text += (f". The floor, {here[0].floor_entry}, does not bind here: count runs faster than it, and "
+                         "its own reads alone are the figure to read")
+            alone = [b.counting_alone_pct for b in here if b.counting_alone_pct is not None]
+            if alone and max(alone) < TARGET_PCT:
+                text += (f". Counting alone, on the file's bytes already in memory, runs at {value_range(alone, 0, '%')} "
+                         f"of the floor: under {TARGET_PCT:g}% however the file is read, so on this "
+                         "machine the target needs a faster counting kernel or more cores")
+            text += reads_bound_prose(here)
+            if other_plans:
+                text += ". " + other_plans_prose(here, other_plans)
+            parts.append(text)
+    return (f"`histostudy count-bench` times `count` on a page-cached file against its own floor in the same run, in "
+            f"rotating order with an A/A pair; the target is at least {TARGET_PCT:g}% of that floor on "
+            f"files of {fmt.size_words(TARGET_MIN_BYTES)} and more (docs/study-spec.md section 5). "
+            + ". ".join(parts) + ".")
+
+
+def count_section(m):
+    blocks = [Heading("`count` at the speed of its input", 2), Para(count_prose(m))]
+    return blocks + ([TableBlock(bench_table(m.benches))] if m.benches else [])
+
+
+PART = Part(ROLE, report=count_section, joins="performance")

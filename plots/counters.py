@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from plots import cli, output
 from plots import table as fmt
-from plots.document import Heading, Para, TableBlock, markdown
+from plots.document import Heading, Para, Part, TableBlock, markdown
 from plots.table import Table
 
 try:
@@ -45,7 +45,8 @@ MOVES = 0.02               # placement: a counter moves with the offset when it 
 NOISE_FACTOR = 3           # ... and by more than this many times the spread of the case's own two runs
 FOLLOWS = 0.9              # ... and follows the time over every offset when |Pearson r| is at least this
 LEVEL = 0.05               # two times within this fraction of each other are level
-LESSON_INPUTS = ("uniform", "one_byte")  # the bank-conflict comparison: the lesson's easy and hard input
+CONFLICT_INPUTS = ("uniform", "one_byte")  # the bank-conflict comparison: the lesson's easy and hard input
+LESSON_ROLES = ("baseline", "privatized", "reader")   # the lesson's kernels (plots/published.py, which needs numpy)
 
 # The counters read here (tools/ncu_profile.py asks for them).
 TIME = "gpu__time_duration.sum"
@@ -356,10 +357,10 @@ def conflict_cases(counted, toolchain):
     hard inputs, found by their counters (shared atomic instructions > 0)."""
     found = {}
     for c in counted.cases:
-        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib") and c["input"] in LESSON_INPUTS \
+        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib") and c["input"] in CONFLICT_INPUTS \
                 and (c.run(SHARED_INST) or 0) > 0:
             found.setdefault((c.label, c["size"]), {})[c["input"]] = c
-    return {k: v for k, v in found.items() if len(v) == len(LESSON_INPUTS)}
+    return {k: v for k, v in found.items() if len(v) == len(CONFLICT_INPUTS)}
 
 
 # ---- model 4: the bins' placement ----
@@ -542,25 +543,30 @@ def summary_table(counted, toolchain):
                  rows, notes)
 
 
-def counts_note(cases, ms_words=""):
+def where_counted(cases, ms_words=""):
     """Which case the counts are of, and what the check covers."""
     first = cases[0] if cases else None
     where = f"{first['input']} at {first['size']:,} bytes" if first else "no case"
     return (f"Counts of one run on {where}; {ms_words}the check over every input and size profiled ({len(cases)} "
-            "cases). " + tolerance_note())
+            "cases).")
+
+
+def counts_note(cases, ms_words=""):
+    """where_counted, with the check's rule."""
+    return f"{where_counted(cases, ms_words)} {tolerance_note()}"
 
 
 def conflicts_table(counted, toolchain):
     rows = []
     for (label, size), by in conflict_cases(counted, toolchain).items():
-        u, o = by[LESSON_INPUTS[0]], by[LESSON_INPUTS[1]]
+        u, o = by[CONFLICT_INPUTS[0]], by[CONFLICT_INPUTS[1]]
         rows.append([label, fmt.size_words(size)] + [
             _cell(counted, c.per_byte(SHARED_CONFLICTS), (SHARED_CONFLICTS,), lambda v: f"{v:.4f}") for c in (u, o)]
             + [_cell(counted, c.per_instruction(SHARED_WAVEFRONTS), (SHARED_WAVEFRONTS,), lambda v: f"{v:.2f}")
                for c in (u, o)]
             + [_cell(counted, c.ms(), (TIME,), fmt.ms) for c in (u, o)]
             + [fmt.ratio(_ratio(u.ms(), o.ms()), 2)])
-    a, b = LESSON_INPUTS
+    a, b = CONFLICT_INPUTS
     return Table(f"Shared-memory bank conflicts, {a} against {b} ({toolchain})",
                  ["kernel", "size", f"conflicts/byte {a}", b, f"wavefronts/atomic {a}", b, f"ms {a}", b,
                   f"time {a}/{b}"], rows,
@@ -638,10 +644,10 @@ def c1_prose(counted, toolchain):
 def conflicts_prose(counted, toolchain):
     found = conflict_cases(counted, toolchain)
     if not found:
-        return (f"Bank conflicts: no kernel with shared-memory atomics was profiled on both {LESSON_INPUTS[0]} and "
-                f"{LESSON_INPUTS[1]}" + (f" ({_why_missing(counted, (SHARED_INST,))})" if SHARED_INST in
+        return (f"Bank conflicts: no kernel with shared-memory atomics was profiled on both {CONFLICT_INPUTS[0]} and "
+                f"{CONFLICT_INPUTS[1]}" + (f" ({_why_missing(counted, (SHARED_INST,))})" if SHARED_INST in
                                          counted.missing() else "") + ".")
-    a, b = LESSON_INPUTS
+    a, b = CONFLICT_INPUTS
     parts = []
     for (label, size), by in found.items():
         u, o = by[a], by[b]
@@ -759,59 +765,68 @@ def _profiled(study):
     return [c for c in study.counted if c.cases]
 
 
-def gpus_summary_table(profiled):
-    """summary_table of each profiled GPU in one table: the declared counts once (each GPU's where they differ),
-    then each GPU's counted values and check."""
-    tables = [(c.gpu().get("name", "the GPU"), summary_table(c, c.toolchains()[0])) for c in profiled]
-    by_gpu = [(gpu, {row[0]: row for row in t.rows}) for gpu, t in tables]
+def compact_table(profiled):
+    """The appendix's table: the lesson's kernels' declared global atomics and bytes read beside what the counters
+    saw (and every kernel's whose check does not agree), a value once where every profiled GPU saw the same and each
+    GPU's, named, where not; the check over every case."""
+    def name(c):
+        return c.gpu().get("name", "the GPU")
+
+    by_gpu = [(name(c), {row[0]: row for row in summary_table(c, c.toolchains()[0]).rows}) for c in profiled]
     labels = list(dict.fromkeys(label for _, rows in by_gpu for label in rows))
 
-    def declared(label, column):
-        """The declared count, once; each GPU's, named, where they differ."""
+    def once(label, column):
+        """The value once where every GPU has the same; each GPU's, named, where they differ."""
         values = {gpu: rows[label][column] for gpu, rows in by_gpu if label in rows}
         return next(iter(values.values())) if len(set(values.values())) == 1 else \
             "; ".join(f"{value} ({gpu})" for gpu, value in values.items())
 
-    def counted(found, label):
-        return [found[label][2], found[label][4], found[label][6]] if label in found else [fmt.MISSING] * 3
-
-    rows = [[label, declared(label, 1), declared(label, 3)]
-            + [cell for _, found in by_gpu for cell in counted(found, label)] for label in labels]
-    columns = ["kernel", "global atomics declared", "bytes read declared"] + \
-        [f"{gpu}: {what}" for gpu, _ in by_gpu for what in ("atomics counted", "bytes counted", "check")]
+    lesson = {c.label for counted in profiled for c in compared(counted, counted.toolchains()[0])
+              if set(LESSON_ROLES) & set(c.roles)}
+    shown = [label for label in labels if label in lesson or not once(label, 6).startswith("agrees")]
+    rows = [[label, once(label, 1), once(label, 2), once(label, 3), once(label, 6)] for label in shown]
+    said = {}
+    for c in profiled:
+        for note in (where_counted(compared(c, c.toolchains()[0])), missing_note(c)):
+            if note:
+                said.setdefault(note, []).append(name(c))
+    notes = [f"{_and(gpus)}: {note}" if len(profiled) > 1 else note for note, gpus in said.items()]
+    notes.append(f"Check: declared global atomics lie between the counters' two bounds (the addresses updated, and "
+                 f"{WARP} lanes an instruction), bytes read within {BYTES_TOLERANCE:.0%}. Shown: the lesson's kernels "
+                 f"and any check not agreeing ({fmt.plural(len(labels) - len(shown), 'other kernel')} agree). Every "
+                 "kernel, the rule in full, the bytes counted and each kernel's time: the counters report.")
     toolchains = ", ".join(dict.fromkeys(c.toolchains()[0] for c in profiled))
-    notes = [f"{c.gpu().get('name', 'the GPU')}: " + counts_note(compared(c, c.toolchains()[0])) for c in profiled]
-    notes += [f"{c.gpu().get('name', 'the GPU')}: {missing_note(c)}" for c in profiled if missing_note(c)]
-    return Table(f"Declared against counted ({toolchains}, {' and '.join(gpu for gpu, _ in by_gpu)})", columns, rows,
-                 notes, align="l" + "r" * (len(columns) - 1))
+    return Table(f"Declared against counted ({toolchains}, {_and([gpu for gpu, _ in by_gpu])})",
+                 ["kernel", "global atomics declared", "counted", "bytes read declared", "check"], rows, notes,
+                 align="lrrrl")
 
 
-def appendix_blocks(study):
-    """The appendix's part: per profiled GPU, its checks and C1 by the counter in a paragraph; the declared counts
-    beside each GPU's counted ones for every implementation in one table; nothing without a profile."""
-    profiled = _profiled(study)
+def counters_section(m):
+    """The appendix's part: the checks and C1 by the counter in a paragraph (once for the GPUs where they read the
+    same); the declared counts beside each GPU's counted ones for every implementation in one table; nothing
+    without a profile."""
+    profiled = _profiled(m.study)
     if not profiled:
         return []
-    blocks = [Heading("Counted, not declared", 3)]
+    said = {}
     for counted in profiled:
-        tc = counted.toolchains()[0]
-        on = f"On {counted.gpu().get('name', 'a GPU')}: " if len(profiled) > 1 else ""
-        blocks.append(Para(f"{on}{checks_prose(counted)} {c1_prose(counted, tc)}"))
-    table = summary_table(profiled[0], profiled[0].toolchains()[0]) if len(profiled) == 1 else \
-        gpus_summary_table(profiled)
-    return blocks + [Para("In full, with the bank conflicts, the bins' placement and the partitioned passes explained "
-                          f"by the counters: [the counters report](reports/{REPORT}.md)."),
-                     TableBlock(table, "counters", wide=True)]
+        said.setdefault(checks_prose(counted), []).append(counted.gpu().get("name", "a GPU"))
+    prose = " ".join(f"On {_and(gpus)}: {text}" if len(profiled) > 1 else text for text, gpus in said.items())
+    table = compact_table(profiled)
+    return [Heading("Counted, not declared", 3),
+            Para(f"{prose} C1 by the counter, the bank conflicts, the bins' placement and the partitioned passes: [the "
+                 f"counters report](reports/{REPORT}.md)."),
+            TableBlock(table, "counters", wide=True)]
 
 
-def reports(study):
-    """{report name: build} for paper/reports/: the counters report, a part per profiled GPU, only where a profile
-    is."""
-    profiled = _profiled(study)
+def counters_report(m):
+    """The counters report, a part per profiled GPU; [] without a profile."""
     back = (Para("Part of [the appendix](../appendix.md)."),)
-    return {REPORT: lambda _study: [b for n, c in enumerate(profiled)
-                                    for b in report_blocks(c, back if n == 0 else (), level=1 if n == 0 else 2)]} \
-        if profiled else {}
+    return [b for n, c in enumerate(_profiled(m.study))
+            for b in report_blocks(c, back if n == 0 else (), level=1 if n == 0 else 2)]
+
+
+PART = Part(REPORT, section=counters_section, report=counters_report)
 
 
 def main(argv=None):

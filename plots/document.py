@@ -5,6 +5,7 @@ keeps the text of a link and drops its target, which is a path inside paper/).
 """
 import re
 from dataclasses import dataclass
+from typing import Callable, Optional
 
 from plots.table import latex_escape
 
@@ -53,6 +54,24 @@ class Raw:
     text: str
 
 
+def _no_figures(_m):
+    return {}
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the paper, declared once in its experiment's module (plots/parts.py lists them): its model, what
+    it puts in the appendix, the report it writes, the figures it draws. The renderers take the Models
+    (plots/models.py) and compute nothing: what they show was computed once, before any rendering."""
+    name: str                           # its report is reports/<name>.md
+    what: str = ""                      # that report in a line, for the appendix's list ("" where not listed)
+    section: Optional[Callable] = None  # Models -> its blocks in the appendix (level-2 headings numbered there)
+    report: Optional[Callable] = None   # Models -> its report's blocks
+    joins: str = ""                     # the part whose report its report's blocks end, where not its own
+    figures: Callable = _no_figures     # Models -> {figure name: (draw, model)}, figures with data only
+    model: Optional[Callable] = None    # Study -> its model, computed once by plots/models.py: Models.of(name)
+
+
 WIDE_SUFFIX = "-wide"
 FORMATS = ("png", "svg", "pdf")
 
@@ -66,12 +85,9 @@ def figure_files(name, root=""):
 # ---- Markdown ----
 
 def _markdown_figure(b, root):
-    files = figure_files(b.name, root)
-    links = "; ".join(f"{width}: " + ", ".join(f"[{ext.upper()}]({path})" for ext, path in paths.items())
-                      for width, paths in files.items())
+    png = figure_files(b.name, root)["one column"]["png"]
     # the caption follows at once: the image's text names the figure and leaves the words to it
-    return (f"![Figure {b.number}, described below]({files['one column']['png']})\n\n"
-            f"**Figure {b.number}.** {b.caption} Data: {b.source}. Files ({links}).\n")
+    return f"![Figure {b.number}, described below]({png})\n\n**Figure {b.number}.** {b.caption} Data: {b.source}.\n"
 
 
 def _markdown(b, root):

@@ -2,11 +2,13 @@
 commit and runs; a release history's modules in one paragraph. The environments report prints these paragraphs;
 the appendix names the environments in a table and links there.
 """
-from plots import claims, history
+from plots import claims, history, pages
+from plots.document import Heading, Para, Part, Raw, TableBlock
 from plots import table as fmt
-from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, gpu_words, host_words,
-                               sampling_plan_words)
+from plots.environment import (NOT_RECORDED, build_words, clock_words, commit_line, flatten, gpu_words, host_words, sampling_plan_words, show, summary)
 from plots.results import module_entry
+from plots.selection import BENCH_ROLE, BENCH_WORDS, ROLES, SUPERSEDED_FILE
+from plots.table import Table
 
 
 def _runs_words(runs, sel):
@@ -112,3 +114,90 @@ def published_paragraphs(published):
                  "Mpix/s on one GPU of each generation; the table names no toolchain or driver "
                  "(`data/published/table_16_4_per_block.csv`).")
     return lines
+
+
+def published_words(published):
+    """The published sources in a sentence: who published what, on which GPU, built how."""
+    lesson = "; ".join(f"CUDA {s.cuda}: " + (f"{fmt.count(s.get('input_bytes'))} bytes, the mean of "
+                                             f"{fmt.count(s.get('timed_runs'))} timed runs after "
+                                             f"{fmt.count(s.get('warmup_runs'))} warm-ups"
+                                             if s.get("timed_runs") else "partial figures")
+                       for s in published.lesson)
+    first = published.lesson[0]
+    return (f"The published figures: the course page's {first.gpu} (cc {first.compute_capability}, `{first.build}`; "
+            f"{lesson}; `data/published/lesson_t4.csv`) and Table 16-4's per-block histogram on "
+            f"{fmt.and_list(published.table_16_4)}, which names no toolchain or driver "
+            "(`data/published/table_16_4_per_block.csv`).")
+
+
+def environments_table(envs):
+    """Our environments, a line per GPU and driver: each toolchain with the number of runs it took part in."""
+    by_machine = {}
+    for label, runs in environment_labels(envs):
+        gpu, _, rest = label.partition(" / ")
+        toolchain, _, driver = rest.rpartition(" / ")
+        by_machine.setdefault(f"{gpu} / {driver}", []).append(f"{toolchain} ({fmt.plural(runs, 'run')})")
+    return Table("The environments behind our numbers", ["GPU / driver", "toolchains (runs)"],
+                 [[machine, "; ".join(found)] for machine, found in by_machine.items()],
+                 ["What built each one's kernels, the commit, the clocks, the host and the machines' differences: "
+                  "the environments report."], align="ll")
+
+
+def environments_section(m):
+    return [Heading("What produced each environment's numbers"),
+            TableBlock(environments_table(m.claims.ours), "environments"), Para(published_words(m.study.published))]
+
+
+def _role_lines(sel):
+    lines = []
+    for role, runs in sel.roles.items():
+        for run in runs:
+            lines.append(f"- {role} ({ROLES[role][0]}): `{run.path}`: {sel.why[(run.path, role)]}")
+    for bench in sel.benches:
+        lines.append(f"- {BENCH_ROLE} ({BENCH_WORDS}): `{bench.path}`: {sel.why[(bench.path, BENCH_ROLE)]}")
+    return lines
+
+
+def chosen_section(sel):
+    lines = [f"The runs this paper is built from, as {sel.source} names them (role: what the run must hold, and "
+             "why it was chosen):", ""] + _role_lines(sel)
+    lines += ["", f"Every other file in `data/runs/` is kept as recorded and read by no report; "
+                  f"`data/runs/{SUPERSEDED_FILE}` says why the earlier ones are out. A run that stopped on an error "
+                  "after measuring (marked incomplete) never feeds the paper."]
+    lines += [f"- left out: `{path}`: {why}" for path, why in sel.left_out.items()]
+    return Raw("\n".join(lines) + "\n")
+
+
+def full_record(run):
+    """Every recorded environment key, flattened, collapsed under the run's name."""
+    doc = {"environment": run.environment, "provenance": run.doc["provenance"], "timing": run.doc["timing"]}
+    rows = "\n".join(f"| `{k}` | {show(v).replace('|', '/')} |" for k, v in flatten(doc).items())
+    return Raw(f"<details><summary>{run.path}</summary>\n\n| key | value |\n| --- | --- |\n{rows}\n\n</details>\n")
+
+
+def environments_report(m):
+    runs = m.study.all_runs()
+    summaries = [TableBlock(Table(f"Environment: {run.name}", ["field", "value"], [list(p) for p in summary(run)],
+                                  [f"Command: `{' '.join(run.doc['provenance']['argv'])}`"], align="ll"))
+                 for run in runs]
+    produced = [Heading("What produced each environment's numbers", 2)] + \
+        [Para(p) for p in environment_paragraphs(m.claims.ours, m.study) + published_paragraphs(m.study.published)]
+    return pages.page("The environments in full", [chosen_section(m.study.sel)], produced, machines_section(m),
+                      summaries, [Heading("Every recorded key", 2)], [full_record(run) for run in runs])
+
+
+def machines_section(m):
+    """What differs between the GPUs' machines, key by key, where there are several GPUs."""
+    if not m.machines:
+        return []
+    gpus = [g.label for g in m.gpus]
+    rows = [[what, f"`{key}`"] + [values[g].replace("|", "/") for g in gpus] for what, key, values in m.machines]
+    return [Heading("What differs between the GPUs' machines", 2), TableBlock(Table(
+        "The GPUs' machines: every recorded key whose values differ", ["what", "key"] + gpus, rows,
+        ["Each GPU's values over its runs (every distinct one, in the order of its runs): its GPU record, driver, "
+         "GPU state before the run, host and build; what changes from moment to moment (times, temperatures, power "
+         "drawn) and from board to board (identity, bus) left out."], align="ll" + "l" * len(gpus)))]
+
+
+PART = Part("environments", "which run feeds which report; every environment in full", environments_section,
+            environments_report)

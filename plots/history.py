@@ -19,8 +19,10 @@ import pathlib
 import sys
 from dataclasses import dataclass, field
 
-from plots import cli, codegen, figures, output, selection, stats
+from plots import cli, codegen, figures, output, pages, selection, stats
 from plots import table as fmt
+from plots.document import FigureBlock, Heading, Para, Part, Slot, TableBlock
+from plots.environment import gpu_name
 from plots.results import ResultError, aa_comparison, is_control, is_timed, load_run, module_entry, policy_label
 from plots.table import Table
 
@@ -194,13 +196,13 @@ def replication_table(r):
 
 
 def _group_cell(moves):
-    """One GPU's moves over a group's inputs: '<direction> on N of M inputs (low..high)'."""
+    """One GPU's moves over a group's inputs: 'N/M <direction>, low..high' (N of M inputs step)."""
     stepped = [m for m in moves if m and m.step]
     if not stepped:
         return "within noise" if any(moves) else "not timed"
     ratios = [m.comparison.ratio for m in stepped]
-    return (f"{'/'.join(sorted({m.direction for m in stepped}))} on {len(stepped)} of {len(moves)} inputs "
-            f"({fmt.ratio(min(ratios), 3)}..{fmt.ratio(max(ratios), 3)})")
+    return (f"{len(stepped)}/{len(moves)} {'/'.join(sorted({m.direction for m in stepped}))}, "
+            f"{fmt.ratio(min(ratios), 3)}..{fmt.ratio(max(ratios), 3)}")
 
 
 def replication_summary_table(r):
@@ -212,10 +214,9 @@ def replication_summary_table(r):
             + [f"{sum(r.replicated(m) for m in found)} of {len(found)}"] for (kernel, kind, release), found in
             groups.items()]
     return Table("Release steps on each GPU", ["kernel", "code", "release"] + r.gpus + ["inputs stepping on every GPU"],
-                 rows, ["Each GPU's time at the release over its time at the release before, over the inputs where "
-                        "some GPU steps: how many step (wholly outside that series' A/A noise), which way, and the "
-                        "range of their ratios. Each input, with its interval and noise: the history report "
-                        "(`paper/reports/history.md`)."], align="lll" + "r" * len(r.gpus) + "r")
+                 rows, ["Each GPU's time at the release over the release before, over the inputs where some GPU "
+                        "steps: how many step beyond the series' A/A noise, which way, and their ratios. Each input: "
+                        "the history report."], align="lll" + "r" * len(r.gpus) + "r")
 
 
 # ---- the table and the figure ----
@@ -314,6 +315,83 @@ def main(argv=None):
     output.write_stdout(history_table(h).text() + "\n")
     return 0
 
+
+def history_method(releases):
+    """What the release history did, once for every GPU."""
+    return (f"Every NVRTC release from {version_text(releases[0])} to {version_text(releases[-1])} built the "
+            "study's kernels without a GPU; one run a GPU timed each release's SASS and its PTX compiled by the "
+            "driver, beside nvcc and its A/A control, in rotation on one set of buffers.")
+
+
+def history_prose(h):
+    """What one GPU's release history found, in words that name no GPU (history_section names them)."""
+    model = h.series
+    stepped = [s for s in model if s.steps]
+    skipped = h.run.environment.get("skipped_toolchains") or []
+    text = f"{len(model) - len(stepped)} of {len(model)} kernel x input x code series are flat"
+    if stepped:
+        steps = sorted({version_text(st.release) for s in stepped for st in s.steps})
+        text += (f" and {len(stepped)} step, all at {', '.join(steps)}, in "
+                 f"{', '.join(sorted({s.impl for s in stepped}))}")
+    if skipped:
+        text += f"; the driver could not load {len(skipped)} entries (`{skipped[0].partition(': ')[0]}` first)"
+    return text + "."
+
+
+def history_section(m):
+    timed = [g for g in m.own if g.history and g.history.series]
+    if not timed:
+        return [history_slot(m.study.releases, m.missing("history"))]
+    h = timed[0].history
+    said = {}
+    for g in timed:
+        said.setdefault(history_prose(g.history), []).append(gpu_name(g.history.run, None))
+    text = history_method(h.releases) + "".join(f" On {fmt.and_list(gpus)}, {words}" for words, gpus in said.items())
+    if m.steps and m.steps.rows:
+        text += f" {pages.sentence(m.steps.words)}."
+        table = replication_summary_table(m.steps)
+    else:
+        stepped = [s for s in h.series if s.steps]
+        table = history_table(h, stepped or h.series[:1])
+        table.title = "Release steps beyond the A/A noise" if stepped else table.title
+    several = len(m.histories) > 1
+    return [Heading("The release history", 3), Para(text), TableBlock(table, "history", wide=True),
+            FigureBlock("history", 0, "Each kernel's median time on uniform bytes under every NVRTC release, over the "
+                                      "oldest release's: the release's own SASS (filled) and its PTX compiled by the "
+                                      "driver (hollow, where the driver could load it); the grey band is the run's "
+                                      "A/A noise" + ("; a colour per GPU." if several else "."),
+                        f"{pages.runs_words(found.run.path for _, _, found in m.histories)}; `data/codegen/`")]
+
+
+def history_slot(releases, missing):
+    """The marked place for the release history, over the releases the study lists (data/nvrtc-releases.csv);
+    `missing` says why it is empty (a user's appendix: where the study's own history is)."""
+    span = f"CUDA {releases[0]} to {releases[-1]}" if releases else "every CUDA release"
+    return Slot(f"Release history, {span}: {missing.partition(': ')[0]}.",
+                f"This place is kept for the same comparison across every NVRTC release of {span} "
+                f"({len(releases) or 'each'} releases) on one GPU and driver, each against the one before under an "
+                "A/A control (a run of `histostudy run --toolchain nvcc,modules:DIR`, read by "
+                f"`python3 -m plots.history`). {pages.missing_detail(missing)} Nothing here is a result.")
+
+
+def history_report(m):
+    """Every kernel x input x kind of code under every release: the release history in full, a GPU's each, and
+    which steps replicate on every GPU."""
+    found = pages.each_gpu(m, "history", lambda g: [TableBlock(history_table(g.history))])
+    if not found:
+        return pages.page("The release history", [Para(f"Release history: {m.missing('history')}")])
+    steps = [Heading("Which steps replicate", 2), Para(pages.sentence(m.steps.words) + "."),
+             TableBlock(replication_table(m.steps))] if m.steps and m.steps.rows else []
+    return pages.page("The release history in full", [Para(METHOD)], found, steps)
+
+
+
+def _figures(m):
+    return {"history": (history_figure, m.histories)}
+
+
+PART = Part("history", "every kernel, input and kind of code under every NVRTC release",
+            history_section, history_report, figures=_figures)
 
 if __name__ == "__main__":
     sys.exit(cli.guarded("history", main))

@@ -7,15 +7,17 @@ found by their roles (plots/results.py), never by name.
 """
 from dataclasses import dataclass
 
-from plots import cli, placement
+from plots import cli, pages, placement
 from plots import table as fmt
-from plots.published import lesson_name
+from plots.document import FigureBlock, Heading, Para, Part, TableBlock
+from plots.published import LESSON_INPUTS, lesson_name
 from plots.results import (Kernel, busiest_pct, conditions, defined_by, is_control, is_timed, median_ms,
                            policy_label, requested_offset, roles)
-from plots.table import Table
+from plots.table import Table, value_range
 
 LESSON_EXPERIMENTS = ("lesson", "custom")
 LESSON_PAIR = {"cpu": ("oracle", "privatized"), "cuda": ("baseline", "privatized")}   # the roles compared
+BASELINE, PRIVATIZED = LESSON_PAIR["cuda"]
 READER = "reader"       # the lesson's own floor kernel; the others are whatever the rows name as their floor
 PASSES = "passes"       # the launch-policy field of the lesson's exercise: P passes over the input
 
@@ -261,6 +263,119 @@ def main(argv=None):
     tables = lesson_tables(model(run, published, placed))
     write_stdout("\n".join(t.latex() if args.latex else t.markdown() for t in tables) + "\n")
     return 0
+
+
+def lesson_table(gpu_list, t4):
+    inputs = list(dict.fromkeys(i for g in gpu_list for i in g.view.inputs))
+    columns = ["input", "busiest bin", "bins used"]
+    for g in gpu_list:
+        columns += [f"{g.label}: {g.view.base} ms", f"{g.view.private} ms", "speedup"]
+    columns += [f"{t4.gpu}: {lesson_name(BASELINE)} ms", f"{lesson_name(PRIVATIZED)} ms", "speedup"]
+    rows = []
+    for input in inputs:
+        first = next(g.view.any_row(input) for g in gpu_list if g.view.any_row(input))
+        cells = [input, fmt.pct(first["input_stats"]["busiest_pct"], 2), first["input_stats"]["bins_used"]]
+        for g in gpu_list:
+            base, priv = g.view.ms(g.view.base, input), g.view.ms(g.view.private, input)
+            cells += [fmt.ms(base), fmt.ms(priv), fmt.ratio(pages.ratio(base, priv))]
+        cells += [fmt.ms(t4.kernel(BASELINE, "ms", input)), fmt.ms(t4.kernel(PRIVATIZED, "ms", input)),
+                  fmt.ratio(t4.get("speedup", input))]
+        rows.append(cells)
+    view = gpu_list[0].view
+    launch = view.row(view.base, inputs[0])["policy"]
+    notes = [f"Ours: medians, {view.size:,} bytes, grid {launch['grid']:,} x {launch['block']}; speedup: {view.base} "
+             f"over {view.private}. {t4.label}, {t4.build}: a mean of {fmt.count(t4.get('timed_runs'))} runs "
+             f"(data/published/); the lesson did not run prose, our own English input.",
+             _same_inputs_note(gpu_list[0].view, t4)]
+    return Table("The lesson's table: global atomics against the privatized kernel", columns, rows, notes,
+                 align="lrr" + "r" * (len(columns) - 3))
+
+
+def _same_inputs_note(view, t4):
+    """Whether our inputs have the lesson's busiest bin and bins used, checked, not assumed."""
+    differ = [i for i in LESSON_INPUTS if view.any_row(i) and (
+        fmt.pct(view.any_row(i)["input_stats"]["busiest_pct"], 2) != fmt.pct(t4.get("max_bin_pct", i), 2)
+        or view.any_row(i)["input_stats"]["bins_used"] != t4.get("bins_used", i))]
+    return ("Busiest bin and bins used: the lesson's own on its three inputs." if not differ else
+            f"Busiest bin or bins used differ from the lesson's on {', '.join(differ)}.")
+
+
+def _placement_range(s, view):
+    """'74.1x to 157.2x': the speedup on uniform bytes at the placement run's best and worst bins offsets, from its
+    series `s` of the view's baseline there; None without one."""
+    if s is None:
+        return None
+    medians, priv = s.medians(), view.ms(view.private, "uniform")
+    return f"{fmt.ratio(pages.ratio(medians[s.best], priv))} to {fmt.ratio(pages.ratio(medians[s.worst], priv))}"
+
+
+def lesson_prose(g, t4, first=True):
+    """The lesson's figures on one GPU (models.GpuModels) beside the T4's, in three sentences; a GPU after the
+    `first` in one, its figures beside the first's."""
+    view = g.view
+    base, private = view.base, view.private
+    speed = {i: pages.ratio(view.ms(base, i), view.ms(private, i)) for i in ("uniform", "one_byte")}
+    priv = [view.ms(private, i) for i in view.inputs]
+    t4_grows = pages.ratio(t4.kernel(PRIVATIZED, "ms", "one_byte"), t4.kernel(PRIVATIZED, "ms", "uniform"))
+    reader = min(view.readers, default=None)
+    over_reader = pages.ratio(view.ms(private, "uniform"), view.ms(reader, "uniform"))
+    placed = _placement_range(g.lesson_range, view)
+    if not first:
+        return (f" On {g.lesson_label}: {fmt.ratio(speed['uniform'])} and {fmt.ratio(speed['one_byte'])}, "
+                f"{value_range(priv, 3, ' ms')} on every input" + (f" ({fmt.ratio(over_reader, 2)} `{reader}`)"
+                                                                  if over_reader else "")
+                + (f", {placed} by the bins' offset" if placed else "") + ".")
+    text = (f"On {g.lesson_label}, the privatized kernel is {fmt.ratio(speed['uniform'])} faster than global "
+            f"atomics on uniform bytes and {fmt.ratio(speed['one_byte'])} on the one-byte input, against the "
+            f"{t4.gpu}'s {fmt.ratio(t4.get('speedup', 'uniform'))} and {fmt.ratio(t4.get('speedup', 'one_byte'))}. "
+            f"It takes {value_range(priv, 3, ' ms')} on every input")
+    if over_reader:
+        text += f", {fmt.ratio(over_reader, 2)} the time of `{reader}`, which reads and counts nothing"
+    return (text + f"; the {t4.gpu}'s grows {fmt.ratio(t4_grows)} on the one-byte input."
+            + (f" The bins' offset alone moves the speedup on uniform bytes from {placed}." if placed else ""))
+
+
+def lesson_section(m):
+    t4, gpu_list = m.t4, m.lesson_gpus
+    blocks = [Heading("The lesson's table on a newer GPU")]
+    if not gpu_list:
+        return blocks + [Para(f"The lesson's table: {m.missing('lesson')}")]
+    own = [g for g in gpu_list if g.gpu.yours]
+    if m.study.beside and not own:   # a user's appendix, the study's GPUs alone
+        blocks.append(Para(f"{pages.missing_detail(m.study.sel.missing('lesson'))} The table and figure below are the "
+                           "study's; what your runs measured on the CPU is in [the performance report]"
+                           "(reports/performance.md) and [the sweep report](reports/sweep.md)."))
+    shown = " and ".join(g.lesson_label for g in gpu_list)
+    styles = "(solid)" if len(gpu_list) == 1 else "(a colour each; global atomics solid, the privatized kernel lighter)"
+    told = own or gpu_list[:1]
+    return blocks + [Para("".join(lesson_prose(g, t4, n == 0) for n, g in enumerate(told)))] + [
+        TableBlock(lesson_table(gpu_list, t4), "lesson", wide=True),
+        FigureBlock("lesson", 0, f"Median time per run of global atomics and of the privatized kernel on the "
+                                 f"lesson's three inputs, {shown} {styles} beside the lesson's {t4.gpu} (hatched, "
+                                 "published); log scale.",
+                    f"{pages.runs_words(g.view.run.path for g in gpu_list)}; `data/published/lesson_t4.csv`")]
+
+
+def lesson_report(m):
+    found = pages.each_gpu(m, "lesson", lambda g: [
+        Para(f"Every toolchain of `{g.lesson.run.path}`, its CPU too, then the other CPUs recorded; for "
+             "GPU toolchains the baseline at the placement run's best and worst bins offsets, the floor "
+             "rows, the declared global atomic updates and the lesson's partitioned exercise.")]
+        + pages.tables(lesson_tables(g.lesson)))
+    if not found:
+        return pages.page("The lesson's tables in full", [Para(m.missing("lesson"))])
+    other = [Heading("The other CPUs")] if len(m.own) > 1 and m.cpu_lessons else []
+    return pages.page("The lesson's tables in full", found, other,
+                      *(pages.tables(lesson_tables(model)) for model in m.cpu_lessons))
+
+
+def _figures(m):
+    from plots import figures   # matplotlib, loaded only where a figure is drawn
+    return {"lesson": (figures.lesson_figure, m.lesson_bars)}
+
+
+PART = Part("lesson", "every toolchain and CPU, with the floors, the atomic counts and the partitioned exercise",
+            lesson_section, lesson_report, figures=_figures)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import os
 import pathlib
 import sys
 
-from plots import appendix, cli, codegen, counters, document, figures, history, models, output, reports, selection
+from plots import appendix, cli, codegen, counters, document, figures, models, output, parts, selection
 from plots.published import LESSON_FILE, TABLE_16_4_FILE, load_published
 from plots.results import REGISTRY_SHOWN, ResultError
 
@@ -109,17 +109,6 @@ def write_text(path, text):
     return path
 
 
-def figure_models(m):
-    """{figure name: (draw, model)} for every figure whose model was computed."""
-    found = {"lesson": (figures.lesson_figure, m.lesson_bars),
-             "placement": (figures.placement_figure, m.placement_lines),
-             "versions": (figures.versions_figure, m.version_figure),
-             "history": (history.history_figure, m.histories),
-             "sweep": (figures.sweep_figure, m.sweep_lines), "perf": (figures.perf_figure, m.perf_bars),
-             "sizes": (figures.sizes_figure, m.sizes_lines)}
-    return {name: (draw, model) for name, (draw, model) in found.items() if model}
-
-
 def write_paper(study, out_dir, command, files):
     """appendix.md/.tex, tables/, figures/ and reports/ under out_dir, from the Study's models (computed once);
     returns the paths written."""
@@ -139,10 +128,9 @@ def write_models(m, out_dir, command, files):
     for name, table in document.fragments(blocks).items():
         written += [write_text(out_dir / "tables" / f"{name}.md", md + "\n" + table.markdown()),
                     write_text(out_dir / "tables" / f"{name}.tex", tex + table.latex())]
-    for name, build in {**reports.REPORTS, **counters.reports(study)}.items():
-        written.append(write_text(out_dir / "reports" / f"{name}.md",
-                                  md + "\n" + document.markdown(build(m), root="../")))
-    for name, (draw, model) in figure_models(m).items():
+    for name, blocks in parts.reports(m).items():
+        written.append(write_text(out_dir / "reports" / f"{name}.md", md + "\n" + document.markdown(blocks, root="../")))
+    for name, (draw, model) in parts.figures(m).items():
         progress(f"drawing figures/{name}")
         written += figures.both_widths(draw, model, out_dir / "figures", name)
     return written

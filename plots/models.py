@@ -1,22 +1,24 @@
-"""Models: every report's model, computed once from a Study (plots/selection.py).
+"""Models: every part's model, computed once from a Study (plots/selection.py).
 
-The pipeline is select -> models -> renderers: plots/selection.py decides which runs feed which report,
-build() here computes from them everything the reports show, a GPU's models for each GPU of the Study (the lesson
-views, the placement series, the version comparisons, the release history, the sweep curves, the performance views,
-the size sweep: GpuModels), and what compares the GPUs (the claims audit per GPU, the findings that carry over or
-not, the release steps that replicate, the machines' differences, the figures' data), and the renderers (plots/appendix.py, plots/reports.py, the tables of each model module,
-plots/figures.py) take these models and compute nothing of their own. Kernels are found by role (plots/results.py).
+The pipeline is select -> models -> renderers: plots/selection.py decides which runs feed which part, build() here
+computes from them everything the parts show, a GPU's models for each GPU of the Study (the lesson views, the
+placement series, the version comparisons, the release history, the sweep curves, the performance views, the size
+sweep: GpuModels), what compares the GPUs (the claims audit per GPU, the findings that carry over or not, the release
+steps that replicate, the machines' differences, the figures' data), and the model each part declares of its own
+(plots/document.py Part.model). The parts' renderers (plots/parts.py lists them) take these models and compute
+nothing of their own. Kernels are found by role (plots/results.py).
 """
 from dataclasses import dataclass
 
-from plots import (carryover, claims, codegen, history, hotcold, lesson, peers, perf, placement, sizes, stats, sweep,
-    versions)
+from plots import (carryover, claims, codegen, history, hotcold, lesson, parts, perf, placement, sizes, stats,
+                   sweep, versions)
 from plots import table as fmt
 from plots.environment import machine_differences
-from plots.results import cuda_version, implementation, kernel_label, primary_gpu_toolchain, roles
+from plots.published import LESSON_INPUTS
+from plots.results import implementation, kernel_label, primary_gpu_toolchain, roles
+from plots.versions import major_minor, uniform_rows
 
-BASELINE, PRIVATIZED = lesson.LESSON_PAIR["cuda"]
-LESSON_INPUTS = ("uniform", "lesson_english", "one_byte")   # the three the lesson ran
+BASELINE, PRIVATIZED = lesson.BASELINE, lesson.PRIVATIZED
 PLACEMENT_ROLES = {BASELINE, PRIVATIZED, "subject", "peer"}   # Figure 2's kernels
 SWEEP_ROLES = (BASELINE, PRIVATIZED, "subject", "peer")       # the sweep's kernels of this appendix's GPUs
 T4_ARCH = "sm_75"       # the lesson's GPU: the codegen report's release question
@@ -219,15 +221,6 @@ def version_figure(pair, published_pairs, gpu="", index=0):
                        f"ours: {pair.new_tc} over {pair.base_tc}", published_label, gpu=gpu, index=index)
 
 
-def uniform_rows(pair):
-    return [c for c in pair.comparisons if c.base["input"] == "uniform"]
-
-
-def major_minor(toolchain):
-    major, minor = cuda_version(toolchain)
-    return f"{major}.{minor}"
-
-
 # ---- the contention sweep ----
 
 def sweep_lines(gpus, published, sweeps):
@@ -296,7 +289,6 @@ class Models:
     sizes_lines: list       # [(GPU index, label, sizes.SizesModel)]: the size sweep's figure
     cpu_sweeps: list        # [sweep.SweepModel] of the CPU runs
     sweep_lines: object     # SweepLines, or None where no GPU was measured
-    peers: list             # [peers.PeersGpu]: each peers run against the perf and sizes runs of its GPU
     cpus: list              # [perf.CpuView] of the CPU runs with the CPU's subject
     cpu_series: list        # [perf.CpuSeries]: each machine with two or more of those and the series runs
     benches: list           # [count_bench.Bench]: the count benchmark's files, CPU ones first
@@ -306,9 +298,14 @@ class Models:
     steps: object           # history.Replication of the GPUs' release histories, or None with fewer than two
     machines: list          # environment.machine_differences of the GPUs' machines
     t4_steps: list          # t4_steps
+    parts: dict             # {part name: model} of the parts that declare one (plots/document.py Part.model)
 
     def missing(self, role):
         return self.study.missing(role)
+
+    def of(self, part):
+        """The model a part declared (Part.model), computed once."""
+        return self.parts[part]
 
     @property
     def own(self):
@@ -375,9 +372,9 @@ def build(study):
         perf_bars=[g.perf_bars for g in beside_own(gpu_list, "perf_bars")],
         sizes_lines=[(g.index, g.label, g.sizes) for g in beside_own(gpu_list, "sizes")],
         cpu_sweeps=[sweeps[run.path] for run in sel.cpu_runs], sweep_lines=sweep_lines(gpu_list, published, sweeps),
-        peers=peers.model(sel.peers_runs, sel.gpu_study_runs),
         cpus=cpus, cpu_series=perf.cpu_series(series), benches=sorted(sel.benches, key=lambda b: b.backend),
         claims=audited, claims_by_gpu=by_gpu, findings=carryover.findings(gpu_list, by_gpu, t4),
         steps=history.replication([(g.label, g.history) for g in beside_own(gpu_list, "history")]),
         machines=machine_differences([(g.label, g.gpu.sel.runs) for g in gpu_list]),
-        t4_steps=t4_steps(study.audit, study.ptx))
+        t4_steps=t4_steps(study.audit, study.ptx),
+        parts={part.name: part.model(study) for part in parts.PARTS if part.model})

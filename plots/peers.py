@@ -12,11 +12,12 @@ computed here. Kernels are found by role (plots/results.py), never by name.
 """
 from dataclasses import dataclass
 
-from plots import stats
+from plots import pages, stats
+from plots.document import Heading, Para, Part
 from plots import table as fmt
 from plots.results import Kernel, aa_comparison, is_timed, library_toolchains, primary_gpu_toolchain
-from plots.selection import gpu_of, peer_case
-from plots.table import Table
+from plots.selection import PEERS, gpu_of, peer_case
+from plots.table import Table, value_range
 
 SUBJECT, FLOOR = Kernel("subject"), Kernel("floor")
 EXPERIMENTS = ("perf", "sizes")   # the study's experiments whose cases the peers repeat
@@ -189,3 +190,68 @@ def runs_words(runs):
 def peers_tables(models):
     return [cases_table(g, experiment) for g in models for experiment in EXPERIMENTS if g.of(experiment)
             or any(r["experiment"] == experiment for r in g.failed)]
+
+
+def peers_prose(g):
+    """What the peers runs of one GPU found, peer by peer and experiment by experiment, from its PeersGpu."""
+    s = f"`{g.subject}`" if g.subject else "the subject"
+    parts = []
+    for impl in g.peers:
+        for experiment in EXPERIMENTS:
+            pct = g.values(impl, "pct_of_floor", experiment)
+            speedup = g.values(impl, "subject_over_peer", experiment)
+            if g.of(experiment) and any(c.peer["impl"] == impl for c in g.of(experiment)):
+                parts.append(f"`{impl}` on the {experiment} cases runs at {value_range(pct, 1, '%')} of the read "
+                             f"floor's GB/s, and {s} at {value_range(speedup, 2, 'x')} its GB/s")
+    where = (", ".join(f"`{r.path}`" for r in g.study_runs) if g.study_runs else
+             f"no perf or sizes run of the {g.gpu} is chosen: the ratios are {pages.NOT_HERE}")
+    found = "; ".join(parts) if parts else "no peer row was timed"
+    return (f"On the {g.gpu} ({runs_words(g.runs)}; {', '.join(g.libraries)}, each with its A/A control; "
+            f"against {where}): {found}."
+            + (f" {len(g.failed)} peer rows failed their check and were not timed (named under the tables)."
+               if g.failed else "")
+            + stopped_words(g) + unmeasured_words(g))
+
+
+def unmeasured_words(g):
+    missing = g.unmeasured
+    if not missing:
+        return ""
+    return (f" The peers were not measured on {fmt.plural(len(missing), 'case')} of the study's on this GPU: "
+            + ", ".join(f"{e} {i} at {n:,} bytes" for e, i, n in missing) + ".")
+
+
+def stopped_words(g):
+    """What the runs that stopped before their end leave out, or ''."""
+    stopped = [r for r in g.runs if r.incomplete]
+    if not stopped:
+        return ""
+    held = fmt.plural(len({c.key for c in g.cases}), "case")
+    why = "; ".join(r.incomplete for r in stopped)
+    if len(g.runs) == 1:
+        return (f" The run stopped before its end ({why}); it holds {held} whole, and the cases it lacks were not "
+                "measured.")
+    return (f" {' and '.join(f'`{r.name}`' for r in stopped)} stopped before its end ({why}); the runs hold {held} "
+            "whole, and a case none of them holds was not measured.")
+
+
+def peers_section(m):
+    blocks = [Heading("The libraries a reader would reach for", 2),
+              Para("`tools/peers.py` (docs/peers.md) times each library's own histogram call, `torch.bincount` and "
+                   "`cupy.bincount` on the GPU, on the cases of the `perf` and `sizes` experiments, checked bin for "
+                   "bin against the study's reference first and sampled under the study's rules, each with an A/A "
+                   "control. Each peer is set beside the study's subject and read floor from the perf and sizes "
+                   "runs of a GPU of the same name, on the same input, size and cache mode: two runs compared, "
+                   "each with its own controls.")]
+    found = m.of(PEERS)
+    if not found:
+        return blocks + [Para(f"Library peers: {m.missing(PEERS)}")]
+    return blocks + [Para(peers_prose(g)) for g in found] + pages.tables(peers_tables(found))
+
+
+def study_model(study):
+    """Its model, of the runs the Study chose: each peers run against the perf and sizes runs of its GPU."""
+    return model(study.sel.peers_runs, study.sel.gpu_study_runs)
+
+
+PART = Part(PEERS, report=peers_section, joins="performance", model=study_model)

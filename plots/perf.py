@@ -20,19 +20,19 @@ Implementations are found by their roles (plots/results.py), never by name.
 import re
 from dataclasses import dataclass
 
-from plots import stats
+from plots import pages, stats
+from plots.document import FigureBlock, Heading, Para, Part, TableBlock
 from plots import table as fmt
 from plots.environment import (NOT_RECORDED, commit_line, cpu_and_cores, executor_describe, find_value, gpu_line,
                                gpu_record, toolchain_line)
 from plots.results import Kernel, find_row, find_rows, roles, run_order_key
 from plots.selection import CPU_EXPERIMENTS, cpu_host
-from plots.table import MET, NOT_MET, Table
+from plots.table import MET, NOT_MET, Table, value_range
 
 EXPERIMENT = "perf"
 SUBJECT = Kernel("subject")  # our fastest kernel, the one the targets are set for (on the CPU too)
 PEER = Kernel("peer")        # CUB HistogramEven
 PRIVATIZED, ORACLE = Kernel("privatized"), Kernel("oracle")   # the CPU subject's rivals
-NOT_HERE = "not measurable here"
 
 # The study's targets for its fastest kernel (docs/study-spec.md section 5): percent of the read floor
 # measured in the same run, at 1 GiB on the H200.
@@ -53,6 +53,8 @@ CPU_TARGET_PATH = "avx512"
 NO_TARGET_CORES = f"no target here (set for {CPU_TARGET_CORES} cores)"
 NO_TARGET_ISA = "no target here (set for a CPU with AVX-512; this one's paths show none)"
 PATHS_NOT_RECORDED = "not judged (the run records no code path)"
+
+NOT_HERE = pages.NOT_HERE   # a verdict where the run holds no figure to judge
 
 
 def distinct_k(input):
@@ -147,7 +149,7 @@ class Check:
     @property
     def verdict(self):
         if self.measured is None:
-            return NOT_HERE
+            return pages.NOT_HERE
         return MET if self.margin >= 0 else NOT_MET
 
 
@@ -167,8 +169,8 @@ def threshold_checks(view):
 def overall(checks):
     """'met' when every check is met, 'not met' when one is not, else not measurable."""
     verdicts = [c.verdict for c in checks]
-    if not verdicts or NOT_HERE in verdicts:
-        return NOT_HERE
+    if not verdicts or pages.NOT_HERE in verdicts:
+        return pages.NOT_HERE
     return MET if all(v == MET for v in verdicts) else NOT_MET
 
 
@@ -239,7 +241,7 @@ def hardware_table(view):
                  "that spends one shared update of that pattern per byte.",
                  f"Read floor: the median of {view.floor}'s GB/s over the run's {len(view.inputs)} inputs."]
     else:
-        notes = [f"{NOT_HERE}: the run records no shared-memory microbenchmark (top-level \"hardware\")."]
+        notes = [f"{pages.NOT_HERE}: the run records no shared-memory microbenchmark (top-level \"hardware\")."]
     return Table(title, ["pattern", "updates / clock / SM", "ceiling GB/s", "read floor GB/s", "ceiling % of floor"],
                  rows, notes)
 
@@ -254,7 +256,7 @@ def kernel_ceiling_table(view):
                                                  for r in rates])
     notes = ["Each cell: the lowest..highest over the run's inputs (one figure where they agree to the digit shown)."]
     if not rates:
-        notes.append(f"percent of ceiling: {NOT_HERE} (no microbenchmark in the run).")
+        notes.append(f"percent of ceiling: {pages.NOT_HERE} (no microbenchmark in the run).")
     return Table(f"Each kernel against the shared-memory ceilings ({view.run.name})",
                  ["impl", "GB/s"] + [f"% of {r.get('pattern', '?')} ceiling" for r in rates], rows, notes)
 
@@ -332,7 +334,7 @@ def cpu_ahead(view):
 def cpu_verdict(view):
     ahead = cpu_ahead(view)
     if not ahead or None in ahead.values():
-        return NOT_HERE
+        return pages.NOT_HERE
     return MET if all(ahead.values()) else NOT_MET
 
 
@@ -413,7 +415,7 @@ def cpu_table(view):
         cells.append(view.paths[input] or NOT_RECORDED)
         cells += [fmt.ratio(view.gbps(s, input) / view.gbps(r, input), 2)
                   if view.gbps(s, input) and view.gbps(r, input) else fmt.MISSING for r in view.rivals]
-        cells.append({True: "yes", False: "NO", None: NOT_HERE}[ahead[input]])
+        cells.append({True: "yes", False: "NO", None: pages.NOT_HERE}[ahead[input]])
         c = view.compare(priv, input)
         cells.append(f"{c.verdict} ({fmt.interval(c.ci_low, c.ci_high, 2)})" if c else fmt.MISSING)
         rows.append(cells)
@@ -472,7 +474,7 @@ def small_races(lesson_run):
 
 def small_verdict(races):
     if not races:
-        return NOT_HERE
+        return pages.NOT_HERE
     return MET if all(r.fastest for r in races) else NOT_MET
 
 
@@ -500,7 +502,7 @@ def small_table(m):
     races, name, lesson_run = m.races, m.subject, m.run
     if not races:
         return Table(f"{name} at the lesson's size", ["input"], [],
-                     [f"{NOT_HERE}: the newest lesson run has no GPU rows of {name} beside another kernel."])
+                     [f"{pages.NOT_HERE}: the newest lesson run has no GPU rows of {name} beside another kernel."])
     size = races[0].subject["size"]
     rows = []
     for r in races:
@@ -538,5 +540,149 @@ def cpu_tables(cpus, series=()):
     tables += [cpu_series_table(s) for s in series]
     if not cpus:
         tables.append(Table("Performance (CPU)", ["input"], [],
-                            [f"{NOT_HERE}: no run in data/runs holds CPU rows of {SUBJECT.name('cpu')}."]))
+                            [f"{pages.NOT_HERE}: no run in data/runs holds CPU rows of {SUBJECT.name('cpu')}."]))
     return tables
+
+
+def perf_gpu_prose(view, missing):
+    """One GPU's perf run (a PerfView, or None: missing('perf') says why) in words."""
+    if view is None:
+        return f"The GPU performance report: {missing('perf')}"
+    run, s, b, checks = view.run, view.subject, view.peer, view.checks
+    host = run.environment["host"]
+    text = (f"Environment: {gpu_environment_line(view)}; host {cpu_and_cores(run.environment)}, "
+            f"{host['os']}; run file `{run.path}` (started "
+            f"{run.doc['started']}, commit {commit_line(run.doc['provenance'])}), {view.size:,} bytes per input, "
+            f"{len(view.inputs)} inputs, medians of per-run samples. ")
+    pcts = [view.pct(s, i) for i in view.inputs]
+    text += (f"`{s}` runs at {value_range(pcts, 1, '%')} of the read floor ({view.floor}, "
+             f"{value_range([view.gbps(view.floor, i) for i in view.inputs], 0, ' GB/s')}) over the inputs, and at "
+             f"{fmt.ratio(view.ratio(s, b, CUB_RATIO_INPUT), 2)} `{b}`'s GB/s on {CUB_RATIO_INPUT} bytes "
+             f"(`{b}` itself: {fmt.pct(view.pct(b, CUB_RATIO_INPUT))} of the floor there, "
+             f"{value_range([view.pct(b, i) for i in view.inputs], 1, '%')} over the inputs). ")
+    groups = []
+    for need, unit in sorted({(c.required, c.unit) for c in checks}, reverse=True):
+        group = [c for c in checks if (c.required, c.unit) == (need, unit)]
+        worst = min((c for c in group if c.measured is not None), key=lambda c: c.measured, default=None)
+        label = f"{need:g}% of the floor" if unit == "pct" else f"{need:g}x `{b}`"
+        detail = f"lowest {show(worst)} on {worst.input}" if worst else pages.NOT_HERE
+        groups.append(f"{label} on {len(group)} input{'s' if len(group) > 1 else ''}: **{overall(group)}** "
+                      f"({detail})")
+    met = sum(c.verdict == MET for c in checks)
+    text += (f"The study's targets, checked on these figures: {'; '.join(groups)}. In all, {met} of {len(checks)} "
+             f"checks are met: **{overall(checks)}** on this run.")
+    return text
+
+
+def small_prose(small):
+    """The subject at the lesson's size on one GPU (a Small, or None)."""
+    races = small.races if small else []
+    if not races:
+        return f"`{SUBJECT.name('cuda')}` at the lesson's size: {pages.NOT_HERE} (no GPU lesson run with it)."
+    s = races[0].subject["impl"]
+    first = sum(r.fastest for r in races)
+    sure = sum(r.comparison.verdict == stats.FASTER for r in races)
+    speedups = [1 / r.comparison.ratio for r in races]
+    rivals = sorted({r.rival["impl"] for r in races})
+    return (f"At the lesson's {races[0].subject['size']:,} bytes (`{small.run.path}`, "
+            f"{races[0].subject['toolchain']}), `{s}` has the lowest median time of every kernel that counts on "
+            f"{first} of {len(races)} inputs (the fastest at the lesson's size: **{small.verdict}**), "
+            f"{value_range(speedups, 2, 'x')} the next fastest ({', '.join(f'`{r}`' for r in rivals)}); the "
+            f"bootstrap interval of the ratio lies wholly below 1 on {sure} of them.")
+
+
+def ceilings_prose(view):
+    if view is None:
+        return None
+    s = view.subject
+    rates = view.shared_rates()
+    if not rates:
+        return f"The run records no shared-memory microbenchmark: the kernels' share of the hardware is {pages.NOT_HERE}."
+    floor = view.floor_median()
+    parts = [f"{r.get('pattern', '?')} {fmt.number(r.get('updates_per_clock_sm'), 2)} updates per clock per SM, a "
+             f"ceiling of {fmt.number(r['ceiling_gbps'], 0)} GB/s ({fmt.pct(100 * r['ceiling_gbps'] / floor)} of the "
+             f"floor's median), of which `{s}` reaches "
+             f"{value_range([100 * view.gbps(s, i) / r['ceiling_gbps'] for i in view.inputs], 1, '%')}"
+             for r in rates]
+    return (f"The shared-memory microbenchmark of the same run measured {'; '.join(parts)}. A design that spends "
+            "one shared update of a pattern per byte cannot pass that pattern's ceiling as measured; a kernel above "
+            "100% of one spends fewer than one such update per byte.")
+
+
+def cpu_run_prose(view):
+    run = view.run
+    host = run.environment["host"]
+    f, priv, oracle = view.subject, view.privatized, view.oracle
+    margin = view.margin
+    confirmed = [i for i in view.inputs if view.compare(priv, i) and view.compare(priv, i).verdict == stats.FASTER]
+    text = (f"On {cpu_and_cores(run.environment)}, {host['os']}, from `{run.path}` at "
+            f"{view.size:,} bytes: `{f}` runs at {value_range([view.gbps(f, i) for i in view.inputs], 2, ' GB/s')} "
+            f"({value_range([view.pct(f, i) for i in view.inputs], 1, '%')} of the parallel read floor, "
+            f"`{view.floor}`), `{priv}` at "
+            f"{value_range([view.gbps(priv, i) for i in view.inputs], 2)} GB/s and the single-thread "
+            f"`{oracle}` at {value_range([view.gbps(oracle, i) for i in view.inputs], 2)} GB/s. `{f}` ahead "
+            f"of both on every input, by medians: **{view.verdict}**")
+    if margin:
+        text += f"; the narrowest lead is {fmt.ratio(margin[0], 2)} over `{margin[1]}` on {margin[2]}"
+    paths = ", ".join(sorted({p for p in view.paths.values() if p})) or NOT_RECORDED
+    others = "" if len(confirmed) == len(view.inputs) else \
+        "; on the others the samples cannot tell the lead from noise"
+    return text + (f". The bootstrap interval puts `{f}` faster than `{priv}` beyond the "
+                   f"{stats.DEFAULT_BAND:g}x band on {len(confirmed)} of {len(view.inputs)} inputs{others}. "
+                   f"`{f}`'s code path: {paths}; at >= {CPU_MIN_GBPS:g} GB/s on every input, the study's "
+                   f"target for a {CPU_TARGET_CORES}-core machine with AVX-512: **{view.rate_verdict}**.")
+
+
+def gpu_performance(g, missing):
+    """One GPU's perf run and its subject at the lesson's size, in words; g None: no GPU of this appendix's runs."""
+    view = g.perf if g else None
+    blocks = [Para(perf_gpu_prose(view, missing)), Para(small_prose(g.small if g else None))]
+    return blocks + ([Para(ceilings_prose(view))] if ceilings_prose(view) else [])
+
+
+def floor_pcts_table(bars):
+    """Each implementation's percent of each GPU's own read floor per input: the perf runs side by side."""
+    impls = list(dict.fromkeys(impl for b in bars for impl in b.impls))
+    inputs = list(dict.fromkeys(i for b in bars for i in b.inputs))
+    rows = [[input] + [fmt.pct(b.pcts.get(impl, {}).get(input)) for impl in impls for b in bars] for input in inputs]
+    return Table(f"Percent of each GPU's own read floor, {bars[0].size}", ["input"] + [
+        f"{impl}, {b.gpu}" for impl in impls for b in bars], rows,
+        [f"Each implementation's GB/s over {bars[0].floor}'s on the same input in the same run on the same GPU: a "
+         "GPU against its own floor, whatever its memory bandwidth."],
+        align="l" + "r" * len(impls) * len(bars))
+
+
+def performance_report(m):
+    own, several = m.own or [None], len(m.own) > 1
+    gpu = [b for g in own for b in ([Heading(g.label, 3)] if several else [])
+           + gpu_performance(g, g.missing if several else m.missing)]
+    views = [g.perf for g in m.own if g.perf]
+    if m.perf_bars:
+        gpu.append(FigureBlock("perf", 0, "Each implementation's GB/s as a percent of the read floor's on the same "
+                                          "input in the same run, with the study's targets and the shared-memory "
+                                          "ceilings" + ("; a panel per implementation, a colour per GPU." if
+                                                        len(m.perf_bars) > 1 else "."),
+                               " and ".join(f"`{g.perf.run.path}`" for g in m.gpus if g.perf_bars in m.perf_bars)))
+    if len(m.perf_bars) > 1:
+        gpu.append(TableBlock(floor_pcts_table(m.perf_bars)))
+    size = f" at {fmt.size_words(views[0].size)}" if views else ""
+    cpu_prose = [Para(cpu_run_prose(cpu)) for cpu in m.cpus] or [
+        Para(f"No run chosen holds CPU rows of `{SUBJECT.name('cpu')}`: the CPU comparison is {pages.NOT_HERE}.")]
+    per_gpu = [t for g in own for t in gpu_tables(g.perf if g else None, g.small if g else None,
+                                                          (g.missing if several else m.missing)("perf"))]
+    return pages.page("Performance engineering: how close to the read floor",
+                      [Para(f"The study's `perf` experiment times the fastest implementations{size} on every input "
+                            "beside the read floor of the same run, and records a microbenchmark of the GPU's "
+                            "shared-memory update rates; the targets are the study's (docs/study-spec.md section 5), "
+                            "the verdicts computed from the run.")],
+                      gpu, [Heading("The CPU", 2)], cpu_prose,
+                      pages.tables(per_gpu + cpu_tables(m.cpus, m.cpu_series)))
+
+
+def _figures(m):
+    from plots import figures   # matplotlib, loaded only where a figure is drawn
+    return {"perf": (figures.perf_figure, m.perf_bars)}
+
+
+PART = Part("performance", "the fastest kernels against the read floor, at every size and beside the libraries; the "
+                           "CPU; `count` on a file", report=performance_report, figures=_figures)

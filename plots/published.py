@@ -14,7 +14,8 @@ LESSON_FILE = "lesson_t4.csv"
 TABLE_16_4_FILE = "table_16_4_per_block.csv"
 
 # The lesson's input names and ours (study/inputs.cpp builds the same bytes).
-LESSON_INPUTS = {"uniform bytes": "uniform", "english text": "lesson_english", "all one byte": "one_byte"}
+PUBLISHED_INPUTS = {"uniform bytes": "uniform", "english text": "lesson_english", "all one byte": "one_byte"}
+LESSON_INPUTS = tuple(PUBLISHED_INPUTS.values())   # the three the lesson ran, by our names
 # The lesson's names for its kernels, as lesson_t4.csv's metrics spell them (NAME_ms, NAME_gbs,
 # global_atomics_NAME_kernel): the published file's words, and the roles our implementations of them play
 # (plots/results.py). The one place that names them.
@@ -87,7 +88,7 @@ def _read_lesson(path):
         for rec in csv.DictReader(f):
             src = sources.setdefault(rec["source"], LessonSource(
                 rec["source"], rec["gpu"], rec["compute_capability"], rec["driver"], rec["cuda"], rec["build"]))
-            input = LESSON_INPUTS.get(rec["input"], rec["input"])
+            input = PUBLISHED_INPUTS.get(rec["input"], rec["input"])
             src.figures[(input, rec["metric"])] = float(rec["value"])
     return list(sources.values())
 

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from plots import count_bench
 from plots.environment import cpu_name, gpu_name
 from plots.results import (Kernel, ResultError, case_key, is_controlled, is_peers_run, is_timed, library_toolchains,
-                           load_run, module_entry, primary_gpu_toolchain, run_order_key, version_pairs)
+                           load_run, module_entry, primary_gpu_toolchain, registry_doc, run_order_key, version_pairs)
 
 MANIFEST_FILE = "paper-runs.csv"
 MANIFEST_COLUMNS = ("file", "role", "reason")
@@ -114,8 +114,28 @@ ROLES = {
     "history": ("three or more NVRTC releases' modules (--toolchain modules:DIR)", is_matrix_run),
     "peers": ("library peer rows (tools/peers.py)", is_peers_run),
 }
+
+
+def declared_experiments():
+    """The experiments data/registry.json declares (`histostudy list --json`): [{name, description, ...}]; [] where
+    it declares none."""
+    try:
+        return list(registry_doc().get("experiments", []))
+    except ResultError:
+        return []   # no registry: only the roles above, and a manifest naming another is refused by name
+
+
+def experiment_roles(declared):
+    """{role: (words, test)} for each declared experiment that no role above reads (custom, what --impl, --input or
+    --size alone run, aside): a role of its own name, its GPU rows. A new experiment's runs can so be named in the
+    manifest with no line here."""
+    return {e["name"]: (f"GPU {e['name']} rows", lambda r, name=e["name"]: r.has_gpu_rows(name))
+            for e in declared if e["name"] not in ROLES and e["name"] != "custom"}
+
+
+ROLES.update(experiment_roles(declared_experiments()))
 PEERS = "peers"
-BENCH_ROLE = "count"   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
+BENCH_ROLE = count_bench.ROLE   # count-bench files: not runs of the study, so in Selection.benches, never in its roles
 BENCH_WORDS = "count-bench results (histostudy count-bench FILE)"
 GPU_ROLES = tuple(role for role in ROLES if role not in ("cpu", "series"))   # the roles a GPU's runs take
 MANY_PER_GPU = ("versions", PEERS)   # the GPU roles that take several runs of one GPU; the others take one

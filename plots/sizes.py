@@ -10,12 +10,13 @@ plots/figures.py's sizes_figure draws it. Kernels are found by role (plots/resul
 """
 from dataclasses import dataclass
 
-from plots import perf
+from plots import pages, perf
+from plots.document import FigureBlock, Heading, Para, Part, TableBlock
 from plots import table as fmt
 from plots.environment import gpu_fact
 from plots.published import LESSON_INPUTS
 from plots.results import Kernel, conditions, find_rows, is_control
-from plots.table import Table
+from plots.table import Table, value_range
 
 EXPERIMENT = "sizes"
 FLOOR = Kernel("floor")
@@ -26,7 +27,7 @@ US_PER_MS = 1000.0
 GAP_US = 1.5                # its median at most 1.5 us over the floor's, at every size on every input
 LESSON_PCT = 90.0           # at the lesson's size: at least 90% of the floor's GB/s
 LESSON_PEER_RATIO = 1.3     # and at least 1.3x the peer's GB/s
-LESSON_SIZE_INPUTS = tuple(LESSON_INPUTS.values())   # on the lesson's three inputs
+LESSON_SIZE_INPUTS = LESSON_INPUTS   # on the lesson's three inputs
 
 
 @dataclass(frozen=True)
@@ -226,3 +227,78 @@ def gpus_table(found):
                  columns, rows, [f"% floor: GB/s over {names['floor']}'s at the same input and size on the same GPU; "
                                  f"- floor us: the subject's median over the floor's, in microseconds."],
                  align="ll" + "r" * (len(columns) - 2))
+
+
+def _target_words(checks, peer):
+    """'within 1.5 us of read_floor, 21 cases: **not met** (3 met; furthest from it: 8.64 us on uniform at 4 GiB);
+    ...': each requirement's verdict over its checks, with the check furthest from its target."""
+    parts = []
+    for requirement in dict.fromkeys(c.requirement for c in checks):
+        group = [c for c in checks if c.requirement == requirement]
+        worst = perf.worst(group)
+        where = (f"furthest from it: {perf.show(worst)} on {worst.input} at {fmt.size_words(worst.size)}" if worst
+                 else pages.NOT_HERE)
+        met = sum(c.verdict == perf.MET for c in group)
+        parts.append(f"{requirement.replace(peer, f'`{peer}`')}, {len(group)} cases: **{perf.overall(group)}** "
+                     f"({met} met; {where})")
+    return "; ".join(parts)
+
+
+def _at(z, size, role, field="pct_of_floor"):
+    """A field of `role`'s Timing at `size`, input by input, where measured."""
+    return [getattr(p.timing(role), field) for p in z.at(size) if p.timing(role)]
+
+
+def sizes_prose(z):
+    f, s, b = z.names["floor"], z.names["subject"], z.names["peer"]
+    small, large = z.sizes[0], z.sizes[-1]
+    ends = lambda role: (f"{value_range(_at(z, small, role), 1, '%')} at {fmt.size_words(small)} and "  # noqa: E731
+                         f"{value_range(_at(z, large, role), 1, '%')} at {fmt.size_words(large)}")
+    gaps = [gap for size in z.sizes for gap in _at(z, size, "subject", "gap_us")]
+    text = (f"The `{EXPERIMENT}` experiment (`{z.run.path}`, {z.toolchain}; {z.conditions}) times `{s}` and "
+            f"`{b}` beside `{f}` at {len(z.sizes)} sizes from {fmt.size_words(small)} to {fmt.size_words(large)} on "
+            f"{', '.join(z.inputs)}. `{s}` reaches {ends('subject')} of the floor's GB/s, its median "
+            f"{value_range(gaps, 2, ' us')} above the floor's over every size and input; `{b}` reaches "
+            f"{ends('peer')}. ")
+    if z.theoretical_gbps:
+        theoretical = lambda size: value_range([p.floor_pct_of_theoretical for p in z.at(size)], 1, "%")  # noqa
+        text += (f"The floor itself moves {theoretical(small)} of the GPU's theoretical memory bandwidth "
+                 f"({fmt.number(z.theoretical_gbps, 0)} GB/s, from the memory clock and bus width the run records) "
+                 f"at {fmt.size_words(small)} and {theoretical(large)} at {fmt.size_words(large)}: at small sizes, "
+                 "100% of the floor is far from the physical limit. ")
+    else:
+        text += f"The run records no theoretical memory bandwidth: the physical limit is {pages.NOT_HERE}. "
+    return text + (f"The study's targets for the sweep (docs/study-spec.md section 5), checked on these figures: "
+                   f"{_target_words(z.checks, b)}. All targets: **{perf.overall(z.checks)}** on this run.")
+
+
+def sizes_section(m):
+    blocks = [Heading("The GPU at every size", 2)]
+    found = [g for g in m.own if g.sizes]
+    if not found:
+        return blocks + [Para(f"The size sweep: {m.missing('sizes')}")]
+    several, lines = len(m.own) > 1, m.sizes_lines
+    z = found[0].sizes
+    prose = [Para((f"**{g.label}.** " if several else "") + (sizes_prose(g.sizes) if g.sizes else
+                                                           pages.sentence(g.missing("sizes")))) for g in m.own]
+    caption = (f"Per input, the median time per run of `{z.names['floor']}`, `{z.names['subject']}` "
+               f"and `{z.names['peer']}` against the input's size (log-log; shaded: p10..p90; "
+               "dashed: the bytes read at the GPU's theoretical memory bandwidth), and each "
+               "kernel's GB/s as a percent of the floor's at the same size (log x; dotted: the "
+               "floor's own GB/s as a percent of the theoretical bandwidth). Sizes: M MiB, G GiB." if len(lines) == 1
+               else f"Per input, the median time per run of `{z.names['floor']}` (dotted), `{z.names['subject']}` "
+               f"(solid) and `{z.names['peer']}` (dashed) against the input's size (log-log), and the two kernels' "
+               "GB/s as a percent of their own GPU's floor at the same size (log x); a colour per GPU. Sizes: M MiB, "
+               "G GiB.")
+    figure = FigureBlock("sizes", 0, caption, " and ".join(f"`{model.run.path}`" for _, _, model in lines))
+    side_by_side = [TableBlock(gpus_table(lines))] if len(lines) > 1 else []
+    return blocks + prose + [figure] + side_by_side + [
+        TableBlock(t) for g in found for t in (sweep_table(g.sizes), target_table(g.sizes))]
+
+
+def _figures(m):
+    from plots import figures   # matplotlib, loaded only where a figure is drawn
+    return {"sizes": (figures.sizes_figure, m.sizes_lines)}
+
+
+PART = Part(EXPERIMENT, report=sizes_section, joins="performance", figures=_figures)

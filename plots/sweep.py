@@ -4,7 +4,10 @@ input's distinct values go 256 ... 1, with the published columns beside."""
 import re
 from dataclasses import dataclass, field
 
+from plots import pages
 from plots import table as fmt
+from plots.document import FigureBlock, Heading, Para, Part, TableBlock
+from plots.lesson import BASELINE, PRIVATIZED
 from plots.results import find_rows, is_control, median_ms, policy_label, roles
 from plots.environment import cpu_and_cores
 from plots.table import Table
@@ -124,3 +127,68 @@ def cpu_sweep_table(m):
         return None
     return _series_table(f"Contention sweep, CPU ({cpu_and_cores(m.run.environment)}; {m.run.name}): "
                          "Mpix/s by distinct values", list(ours.items()), [f"{MPIX}.", f"Ours: {m.run.name}."])
+
+
+def sweep_table(lines):
+    """Table 16-4 beside ours: global atomics and the privatized kernel of each GPU (the sweep report has every
+    kernel)."""
+    measured = [s for s in lines.measured if {BASELINE, PRIVATIZED} & set(s.roles)]
+    published = lines.published
+    columns = ["distinct values"] + [s.whose.removesuffix(" (published)") for s in published] + \
+        [f"{s.impl}, {s.whose}" for s in measured]
+    rows = [[str(k)] + [fmt.number(s.values.get(k), 0) for s in published + measured] for k in lines.distinct_values]
+    notes = ["Mpix/s: million one-byte samples a second. The first columns are the textbook's per-block histogram "
+             "(data/published/table_16_4_per_block.csv); ours are medians at the lesson's size, the same LCG's high "
+             "byte mod K for K distinct values."]
+    return Table("The contention sweep beside Table 16-4: Mpix/s by distinct values", columns, rows, notes)
+
+
+def sweep_prose(lines, own):
+    """The textbook's spreads, then ours of global atomics and the privatized kernel on the GPUs `own` (indexes)."""
+    spread = lambda v: max(v.values()) / min(v.values())  # noqa: E731
+    text = "In Table 16-4 the per-block histogram's best over worst throughput is " + ", ".join(
+        f"{spread(s.values):.1f}x on {s.whose.removesuffix(' (published)')}" for s in lines.published) + "."
+    ours = [s for s in lines.series if s.gpu in own and {BASELINE, PRIVATIZED} & set(s.roles)]
+    for impl in dict.fromkeys(s.impl for s in ours):
+        found = [s for s in ours if s.impl == impl]
+        text += (f" Ours, {impl}: " + ", ".join(f"{spread(s.values):.2f}x on the {s.whose}" for s in found)
+                 + f" ({fmt.number(min(min(s.values.values()) for s in found), 0)} to "
+                 f"{fmt.number(max(max(s.values.values()) for s in found), 0)} Mpix/s).")
+    return text
+
+
+def sweep_section(m):
+    blocks = [Heading("The contention sweep (Table 16-4)")]
+    if m.sweep_lines is None:
+        return blocks + [Para(f"The sweep: {m.missing('sweep')}")]
+    swept = [g for g in m.gpus if g.gpu.sel.sweep]
+    ours = "our kernels (solid)" if len(swept) == 1 else "our kernels (solid; a colour per GPU, a marker per kernel)"
+    return blocks + [
+        Para(sweep_prose(m.sweep_lines, {g.index for g in m.own})),
+        TableBlock(sweep_table(m.sweep_lines), "sweep", wide=True),
+        FigureBlock("sweep", 0, "Throughput against the number of distinct byte values in the input (256 down to 1), "
+                                f"{ours} beside the textbook's per-block histogram on four GPU "
+                                "generations (dashed, hollow markers, published); log scales.",
+                    f"{pages.runs_words(g.gpu.sel.sweep.path for g in swept)}; "
+                    "`data/published/table_16_4_per_block.csv`")]
+
+
+def sweep_report(m):
+    missing, published = m.missing("sweep"), m.study.published
+    cpu = [t for t in (cpu_sweep_table(s) for s in m.cpu_sweeps) if t]
+    swept = [g for g in m.own if g.sweep]
+    named = len(swept) > 1
+    gpu = [gpu_sweep_table(g.sweep, published, missing, g.label if named else "") for g in swept] or \
+        [gpu_sweep_table(None, published, missing)]
+    return pages.page("The contention sweep in full",
+                      [TableBlock(textbook_layout_table([(g.label if named else "", g.sweep) for g in swept],
+                                                        published, missing))], pages.tables(gpu), pages.tables(cpu))
+
+
+def _figures(m):
+    from plots import figures   # matplotlib, loaded only where a figure is drawn
+    return {"sweep": (figures.sweep_figure, m.sweep_lines)}
+
+
+PART = Part("sweep", "every implementation, GPU and CPU", sweep_section, sweep_report,
+            figures=_figures)

@@ -80,6 +80,12 @@ def plural(n, word):
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def and_list(items):
+    """'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    return " and ".join(items) if len(items) < 3 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def number(value, digits=1):
     return MISSING if value is None else f"{value:,.{digits}f}"
 

@@ -5,10 +5,11 @@ its interval, a verdict only where that A/A pair is the same, and the codegen
 difference beside it; the published T4 figures beside ours."""
 from dataclasses import dataclass
 
-from plots import codegen, environment, stats
+from plots import codegen, environment, pages, stats
 from plots import table as fmt
+from plots.document import FigureBlock, Heading, Para, Part, TableBlock
 from plots.published import LESSON_ROLES
-from plots.results import (aa_comparison, case_key, conditions, is_control, is_timed, kernel_label, roles,
+from plots.results import (aa_comparison, case_key, conditions, cuda_version, is_control, is_timed, kernel_label, roles,
                            toolchain_pairs, version_pairs)
 from plots.table import Table
 
@@ -56,6 +57,13 @@ def aa_label(run):
 
 def _aa_cells(aa):
     return [fmt.ratio(aa.ratio, 3), fmt.interval(aa.ci_low, aa.ci_high)] if aa else [fmt.MISSING, fmt.MISSING]
+
+
+def short_rule_note(band):
+    """rule_note in a sentence, for the appendix."""
+    return (f"A verdict is slower or faster where the whole A/B interval lies beyond {band:.2f}x, same where it lies "
+            "within, else ambiguous, and withheld where the A/A pair is not the same; the versions report gives the "
+            "rule in full, every kernel and the medians.")
 
 
 def rule_note(band):
@@ -181,3 +189,202 @@ def version_tables(pairs, published_pairs, published, audit, not_yet):
         tables.append(Table("CUDA versions compared in one controlled run", ["kernel", "input", "verdict"], [],
                             [not_yet, f"codegen: {audit.describe()}."]))
     return tables + [published_table(published_pairs, published)]
+
+
+def uniform_rows(pair):
+    return [c for c in pair.comparisons if c.base["input"] == "uniform"]
+
+
+def major_minor(toolchain):
+    major, minor = cuda_version(toolchain)
+    return f"{major}.{minor}"
+
+
+def _cell(c):
+    return f"{fmt.ratio(c.ratio, 3)} ({fmt.interval(c.ci_low, c.ci_high)})" if c else fmt.MISSING
+
+
+def gpu_toolchains(run):
+    return [tc for tc in run.toolchains(controls=False) if tc != "cpu"]
+
+
+def repeat_words(run, first):
+    """How a later version run differs from the first: the order of its toolchains, or nothing."""
+    return "order reversed" if gpu_toolchains(run) != gpu_toolchains(first) else "repeat"
+
+
+def _in_run(run, first):
+    if run is first:
+        return "in the run"
+    return "in the run with the order reversed" if repeat_words(run, first) == "order reversed" else "in its repeat"
+
+
+def version_table(pairs):
+    """The first PairModel's uniform rows, each later one's beside them (the appendix of one GPU)."""
+    first, rest = pairs[0], pairs[1:]
+    main, base_tc, new_tc = first.run, first.base_tc, first.new_tc
+    repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
+    rows = []
+    for c in uniform_rows(first):
+        cells = [kernel_label(c.base), fmt.ms(c.ab.base_median), fmt.ms(c.ab.new_median), _cell(c.ab), _cell(c.aa),
+                 c.verdict]
+        for repeat in repeats:
+            again = repeat.get(case_key(c.base))
+            cells += [_cell(again.ab) if again else fmt.MISSING, again.verdict if again else fmt.MISSING]
+        rows.append(cells)
+    columns = ["kernel", f"{base_tc} ms", f"{new_tc} ms", "A/B (95% CI)", "A/A (95% CI)", "verdict"]
+    for pair in rest:
+        columns += [f"{repeat_words(pair.run, main)}: A/B", "verdict"]
+    notes = [f"Uniform bytes, medians; A/B: {new_tc} over {base_tc}; A/A: {aa_label(main)}, the same kernel "
+             "and input in the same run.", rule_note(stats.DEFAULT_BAND)]
+    notes += [f"{repeat_words(r, main).capitalize()}: `{r.path}`, toolchains in the order "
+              f"{', '.join(gpu_toolchains(r))}; A/A: {aa_label(r) or 'none'}." for r in (p.run for p in rest)]
+    return Table(f"CUDA {major_minor(new_tc)} against {major_minor(base_tc)}: one kernel source, two NVRTC "
+                 "releases", columns, rows, notes, align="lrrrrl" + "rl" * len(repeats))
+
+
+def versions_gpus_table(compared):
+    """version_table of several GPUs in one: each GPU's A/B, A/A and its runs' verdicts beside the others', without
+    the medians (the versions report has them), for the lesson's kernels and every other kernel with a verdict other
+    than same on some GPU: the exceptions."""
+    cells, labels, shown = {}, {}, set()
+    for g in compared:
+        first, rest = g.version_runs[0], g.version_runs[1:]
+        repeats = [{case_key(c.base): c for c in uniform_rows(pair)} for pair in rest]
+        for c in uniform_rows(first):
+            key = case_key(c.base)
+            labels.setdefault(key, kernel_label(c.base))
+            verdicts = [c.verdict] + [r[key].verdict if key in r else fmt.MISSING for r in repeats]
+            if set(LESSON_ROLES.values()) & set(roles(c.base)) or set(verdicts) != {stats.SAME}:
+                shown.add(key)
+            cells.setdefault(key, {})[g.label] = [_cell(c.ab), fmt.ratio(c.aa.ratio, 3) if c.aa else fmt.MISSING,
+                                                  ", ".join(verdicts)]
+    rows = [[labels[key]] + [cell for g in compared for cell in found.get(g.label, [fmt.MISSING] * 3)]
+            for key, found in cells.items() if key in shown]
+    left = len(cells) - len(shown)
+    columns = ["kernel"] + [f"{g.label}: {what}" for g in compared for what in ("A/B (95% CI)", "A/A", "verdicts")]
+    first = compared[0].version_runs[0]
+    notes = [f"Uniform bytes, medians; A/B: {first.new_tc} over {first.base_tc}; A/A: a toolchain over its repeat in "
+             "the same run; verdicts: each run's, the second with the toolchains in reverse order. "
+             + short_rule_note(stats.DEFAULT_BAND) + f" Shown: the lesson's kernels and any other not the same on some "
+             f"GPU ({fmt.plural(left, 'other')} left out)."]
+    return Table(f"CUDA {major_minor(first.new_tc)} against {major_minor(first.base_tc)}: one kernel source, two NVRTC "
+                 "releases, each GPU", columns, rows, notes, align="l" + "rrl" * len(compared))
+
+
+def _counts(pairs):
+    """'of 160 rows in 4 runs, 160 are the same within 1.05x, 0 slower and 0 faster', with the rows not the same
+    named."""
+    found = [c for pair in pairs for c in pair.comparisons]
+    n = {v: sum(c.verdict == v for c in found) for v in (stats.SAME, stats.SLOWER, stats.FASTER)}
+    text = (f"of {len(found)} rows in {fmt.plural(len(pairs), 'run')}, {n[stats.SAME]} are the same within "
+            f"{stats.DEFAULT_BAND:.2f}x, {n[stats.SLOWER]} slower and {n[stats.FASTER]} faster")
+    others = [c for c in found if c.verdict != stats.SAME]
+    if others:
+        text += " (" + "; ".join(f"{kernel_label(c.base)} on {c.base['input']}: {c.verdict}" for c in others) + ")"
+    return text
+
+
+def versions_prose(m, gpus):
+    """The lesson's published pairs, then what the version runs of the GPUs `gpus` found."""
+    t4 = m.t4
+    text = (f"The lesson timed its {t4.gpu} under two CUDA versions: " + "; ".join(
+        f"`{p.metric}` {fmt.ratio(p.ratio, 3)} ({fmt.ms(p.old_ms)} ms under CUDA {p.old.cuda}, {fmt.ms(p.new_ms)} "
+        f"under {p.new.cuda})" for p in m.published_pairs)
+        + f", means of {fmt.count(t4.get('timed_runs'))} runs with no spread: noise cannot be told from change.")
+    if not gpus:
+        return text
+    first = gpus[0].version_runs[0]
+    on = " and ".join(g.label for g in gpus)
+    return text + (f" Ours compiles one kernel source with {first.base_tc} and {first.new_tc}, samples them in "
+                   f"rotation on one set of buffers with an A/A control, and gives a verdict only where the A/A pair "
+                   f"is the same. On {on}, {_counts([p for g in gpus for p in g.version_runs])}.")
+
+
+def versions_section(m):
+    compared = [g for g in m.own if g.version_runs]
+    first = compared[0].version_runs[0] if compared else None
+    heading = f"CUDA {major_minor(first.base_tc)} against CUDA {major_minor(first.new_tc)}" if first else \
+        "CUDA versions compared"
+    blocks = [Heading(heading)]
+    if not compared:
+        return blocks + [Para(versions_prose(m, []) + f" Ours: {m.missing('versions')}")]
+    several = len(m.version_figure) > 1
+    absent = "".join(f" On {g.label}: {g.missing('versions')}" for g in m.own if not g.version_runs)
+    table = versions_gpus_table(compared) if len(compared) > 1 else version_table(compared[0].version_runs)
+    ours = "; ".join(f"{rows.gpu}, {rows.ours}" if several else rows.ours for rows in m.version_figure)
+    runs = pages.runs_words(g.gpu.sel.version.path for g in m.gpus if g.version_rows in m.version_figure)
+    return blocks + [Para(versions_prose(m, compared) + absent), TableBlock(table, "versions", wide=True),
+                     FigureBlock("versions", 0, f"Each kernel's median time under the newer CUDA over the older, "
+                                                f"uniform bytes, with its 95% bootstrap interval ({ours}), its A/A "
+                                                "control (hollow squares) and the lesson's T4 ratios (hollow "
+                                                "diamonds); grey: the 'same' band"
+                                                + ("; a colour per GPU." if several else "."),
+                                 f"{runs}; `data/published/lesson_t4.csv`")]
+
+
+def _verdict_counts(found):
+    verdicts = (stats.SLOWER, stats.FASTER, stats.SAME, stats.AMBIGUOUS, stats.WITHHELD_AA, stats.WITHHELD_NO_AA)
+    return {v: sum(c.verdict == v for c in found) for v in verdicts}
+
+
+def pair_prose(pair):
+    run, base_tc, new_tc, found = pair.run, pair.base_tc, pair.new_tc, pair.comparisons
+    n = _verdict_counts(found)
+    text = (f"{new_tc} against {base_tc} (`{run.path}`; A/A: {aa_label(run) or 'none'}): of {len(found)} "
+            f"lesson rows, {n[stats.SLOWER]} are slower, {n[stats.FASTER]} faster, {n[stats.SAME]} the same within "
+            f"{stats.DEFAULT_BAND:.2f}x and {n[stats.AMBIGUOUS]} ambiguous; the verdict is withheld on "
+            f"{n[stats.WITHHELD_AA]} where the A/A pair is not the same and on {n[stats.WITHHELD_NO_AA]} where "
+            "there is none.")
+    c = headline(found)
+    if c:
+        aa = f"A/A {fmt.ratio(c.aa.ratio, 3)} ({fmt.interval(c.aa.ci_low, c.aa.ci_high)})" if c.aa else "no A/A pair"
+        text += (f" {c.base['impl']} on {c.base['input']}: {fmt.ms(c.ab.base_median)} ms against "
+                 f"{fmt.ms(c.ab.new_median)} ms, A/B {fmt.ratio(c.ab.ratio, 3)} ({stats.CONFIDENCE:.0%} CI "
+                 f"{fmt.interval(c.ab.ci_low, c.ab.ci_high)}), {aa}: {c.verdict}.")
+    return text
+
+
+def versions_report(m):
+    intro = [Para("A verdict stands only where the A/A pair (a toolchain against its own repeat, same kernel and "
+                  "input, same run) is the same: the rule is under each table. What each toolchain made of each "
+                  "kernel: [the codegen report](codegen.md).")]
+    pairs = [pair for g in m.own for pair in g.versions]
+    prose = [Para(pair_prose(pair)) for pair in pairs]
+    return pages.page("CUDA versions compared, in full", intro, prose or [Para(m.missing("versions"))],
+                 pages.tables(version_tables(pairs, m.published_pairs, m.study.published, m.study.audit,
+                                                 m.missing("versions"))))
+
+
+def t4_table(t4_steps):
+    """The lesson's T4 question: did any release change the SASS of its kernels for sm_75, and how?"""
+    rows = []
+    for impl, releases, steps in t4_steps:
+        between = [s for s in steps if (12, 6) < cuda_version("nvrtc " + s[0]) <= (13, 0)]
+        rows.append([impl, f"{releases[0].removeprefix('nvrtc ')} to {releases[-1].removeprefix('nvrtc ')}",
+                     "; ".join(f"{r} ({w})" for r, w in steps) or "none: identical SASS",
+                     "; ".join(f"{r} ({w})" for r, w in between) or "no: identical SASS"])
+    return Table("sm_75 (the lesson's T4): the releases that changed the SASS of the lesson's kernels",
+                 ["kernel", "releases audited", "SASS changed at (what else changed)", "between 12.6 and 13.0"],
+                 rows, ["SASS: the kernel's instructions differ from the release before; hot loop: the opcodes of "
+                        "its innermost loop that reads the input changed too; PTX: the front end's output changed "
+                        "(else the change is ptxas's alone). From the codegen audit, no GPU needed."], align="llll")
+
+
+def codegen_report(m):
+    tables = [t4_table(m.t4_steps)] + codegen_tables(m.study.audit)
+    return pages.page("What each toolchain made of each kernel",
+                 [Para(f"The codegen audit (`tools/codegen_audit.py`, no GPU needed): {m.study.audit.describe()}. Per "
+                       "pair of toolchains, per arch and kernel, the metrics that differ (registers, shared "
+                       "memory, spills, SASS instruction and opcode counts of the whole kernel and of its hot "
+                       "loop), or that the code is identical.")], pages.tables(tables))
+
+
+def _figures(m):
+    from plots import figures   # matplotlib, loaded only where a figure is drawn
+    return {"versions": (figures.versions_figure, m.version_figure)}
+
+
+PART = Part("versions", "every pair of toolchains, on every input", versions_section,
+            versions_report, figures=_figures)
+CODEGEN = Part("codegen", "what each toolchain made of each kernel", report=codegen_report)

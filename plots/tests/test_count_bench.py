@@ -213,7 +213,6 @@ class Verdicts(unittest.TestCase):
         self.assertEqual(count_bench.inconclusive([met, wide, small]), [wide])
 
     def test_the_report_says_where_the_reading_bound_a_missed_file(self):
-        from plots import reports
         base = committed_bench("cuda")
         base["machine"] = {"other_processes_cpu_s": 0.0, "timed_s": 1.0}
 
@@ -224,7 +223,7 @@ class Verdicts(unittest.TestCase):
             return bench(doc)
 
         def prose(*benches):
-            return reports.count_prose(types.SimpleNamespace(benches=list(benches)))
+            return count_bench.count_prose(types.SimpleNamespace(benches=list(benches)))
 
         self.assertIn("On the file not met, count's own reads alone ran at 79.6% of the floor, under 80%, and count "
                       "at 98% of them (medians): the reading bound count there", prose(gpu_file(78.0, 79.6)))
@@ -240,7 +239,6 @@ class Verdicts(unittest.TestCase):
         self.assertNotIn("the reading bound", prose(bench(at_pct(cpu, 50.0))))   # its counting alone binds
 
     def test_the_report_gives_other_plans_in_gb_s_beside_count_s_on_the_same_files(self):
-        from plots import reports
         doc = at_pct(committed_bench("cuda"), 90.0)
         doc["machine"] = {"other_processes_cpu_s": 0.0, "timed_s": 1.0}
         own = bench(doc)
@@ -249,13 +247,13 @@ class Verdicts(unittest.TestCase):
         other_doc.update(chunk_bytes=8 << 20, buffers=6)
         entry(other_doc, count_bench.COUNT)["gbps"]["median"] = 48.25
         other = bench(other_doc)
-        prose = reports.count_prose(types.SimpleNamespace(benches=[own, other]))
+        prose = count_bench.count_prose(types.SimpleNamespace(benches=[own, other]))
         count = f"{own.gbps(count_bench.COUNT)['median']:.1f}"
         self.assertIn(f"Timed with other reading plans, options of their own or count's plan of an earlier commit "
                       f"(1 file, not judged), count ran at "
                       f"{other.plan}: 48.2 GB/s, against {count} GB/s with count's own plan on the same files", prose)
         self.assertIn(f"over 1 file", prose)    # only count's own plan in the judged figures
-        alone = reports.count_prose(types.SimpleNamespace(benches=[other]))
+        alone = count_bench.count_prose(types.SimpleNamespace(benches=[other]))
         self.assertIn(f"GPU implementations on {other.machine}: timed with other reading plans", alone)
         self.assertNotIn(". .", alone)
 

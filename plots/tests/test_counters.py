@@ -9,6 +9,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
+import types
 import unittest
 
 import jsonschema
@@ -251,8 +252,9 @@ class Paper(unittest.TestCase):
         with TempData({}) as d:
             self.assertIsNone(d.load())
             self.assertEqual(counters.load_each_gpu(d.data / "profiles", "data/profiles/"), [])
-            self.assertEqual(counters.reports(selection.Study(None, None, None)), {})
-            self.assertEqual(counters.appendix_blocks(selection.Study(None, None, None)), [])
+            nothing = types.SimpleNamespace(study=selection.Study(None, None, None))
+            self.assertEqual(counters.counters_report(nothing), [])
+            self.assertEqual(counters.counters_section(nothing), [])
             self.assertEqual(counters.files(None), [])
 
     def test_a_profile_adds_a_report_an_appendix_section_and_its_stamp(self):
@@ -269,7 +271,7 @@ class Paper(unittest.TestCase):
             self.assertIn("### Counted, not declared", text)
             self.assertIn("(reports/counters.md)", text)
             self.assertIn("counters", document.fragments(blocks))
-            report = counters.reports(study)["counters"](study)
+            report = counters.counters_report(types.SimpleNamespace(study=study))
             body = document.markdown(report, root="../")
             self.assertIn("Part of [the appendix](../appendix.md)", body)
             for words in ("Bank conflicts", "Where the bins lie", "Bytes read per pass", "**C1**"):
@@ -284,15 +286,15 @@ class Paper(unittest.TestCase):
                        "20990102T000000Z_nvidia-h100-80gb-hbm3_profile.json": other}) as d:
             study = make_all.gather(d.data)
             self.assertEqual(len(study.counted), 2)
-            blocks = counters.appendix_blocks(study)
+            blocks = counters.counters_section(types.SimpleNamespace(study=study))
             titles = [b.table.title for b in blocks if isinstance(b, document.TableBlock)]
             self.assertEqual(titles, ["Declared against counted (nvcc 13.0, NVIDIA H200 and NVIDIA H100 80GB HBM3)"])
             self.assertEqual([b.fragment for b in blocks if isinstance(b, document.TableBlock)],
                              ["counters"])
-            body = document.markdown(counters.reports(study)["counters"](study))
+            body = document.markdown(counters.counters_report(types.SimpleNamespace(study=study)))
             self.assertEqual(body.count("\n# "), 0)
             self.assertIn("## NVIDIA H100 80GB HBM3", body)
-            self.assertIn("On NVIDIA H100 80GB HBM3: ", document.markdown(blocks))
+            self.assertIn("On NVIDIA H200 and NVIDIA H100 80GB HBM3: ", document.markdown(blocks))   # said once
 
     def test_a_malformed_profile_stops_the_build_naming_it(self):
         for text in ("{not json", json.dumps({"format": "histostudy-profile", "schema_version": 9}),

@@ -9,7 +9,7 @@ import re
 import tempfile
 import unittest
 
-from plots import appendix, carryover, document, figures, make_all, models, reports, selection, stats
+from plots import appendix, carryover, document, figures, make_all, models, parts, selection, stats
 from plots.results import ResultError, load_run, module_entry, policy_label, roles
 from plots.tests import fixtures, synthetic
 from plots.tests.test_make_all import png_inches
@@ -81,7 +81,7 @@ def build_text(data):
     """(Models, {name: Markdown}) of the appendix and every report of the paper data/ makes; no figures."""
     m = models.build(make_all.gather(data))
     texts = {"appendix": document.markdown(appendix.blocks(m, "made", "files"))}
-    texts.update({name: document.markdown(build(m), root="../") for name, build in reports.REPORTS.items()})
+    texts.update({name: document.markdown(blocks, root="../") for name, blocks in parts.reports(m).items()})
     return m, texts
 
 

@@ -1,6 +1,7 @@
 """make_all: the committed data regenerates the committed paper/, the paper keeps its promises (length, links,
 words, figure widths), and every report copes with GPU data (a synthetic run, in temp only) and with none."""
 import contextlib
+import dataclasses
 import io
 import pathlib
 import re
@@ -11,7 +12,7 @@ import unittest
 from unittest import mock
 
 from plots import (appendix, claims, document, figures, history, hotcold, lesson, make_all, models, output, perf,
-                   placement, reports, sizes, sweep, versions)
+                   parts, placement, sizes, sweep, versions)
 from plots.results import registry, roles
 from plots.tests import fixtures, synthetic
 
@@ -75,6 +76,10 @@ class Regenerates(unittest.TestCase):
         with contextlib.ExitStack() as stack:
             cls.calls = {name: stack.enter_context(mock.patch.object(module, name, wraps=getattr(module, name)))
                          for module, name in COUNTED}
+            watched = tuple(dataclasses.replace(p, model=mock.Mock(wraps=p.model)) if p.model else p
+                            for p in parts.PARTS)
+            cls.part_models = {p.name: p.model for p in watched if p.model}
+            stack.enter_context(mock.patch.object(parts, "PARTS", watched))
             cls.err = build(fixtures.DATA, cls.out)
 
     @classmethod
@@ -99,6 +104,17 @@ class Regenerates(unittest.TestCase):
             self.assertTrue(made, f"{name} was not computed")
             self.assertEqual(len(made), len(set(made)), f"{name} computed twice from the same arguments")
         self.assertEqual(self.calls["audit"].call_count, 1)   # the claims audit: the appendix and two reports read it
+
+    def test_each_part_is_made_once(self):
+        self.assertTrue(self.part_models, "no part declares a model")
+        for name, made in self.part_models.items():
+            self.assertEqual(made.call_count, 1, f"the {name} part's model")
+        appendix_text = (self.out / "appendix.md").read_text()
+        for part in parts.PARTS:
+            if part.what:   # a listed report: written, and linked from the appendix
+                self.assertTrue((self.out / "reports" / f"{part.name}.md").is_file(), part.name)
+                self.assertIn(f"(reports/{part.name}.md)", appendix_text)
+        self.assertEqual(len({p.name for p in parts.PARTS}), len(parts.PARTS), "two parts of one name")
 
 
 class Promises(unittest.TestCase):
@@ -132,6 +148,9 @@ class Promises(unittest.TestCase):
 
     def test_the_appendix_is_at_most_400_lines(self):
         self.assertLessEqual(len((PAPER / "appendix.md").read_text().splitlines()), appendix.MAX_LINES)
+
+    def test_the_appendix_is_at_most_3000_words(self):
+        self.assertLessEqual(len((PAPER / "appendix.md").read_text().split()), appendix.MAX_WORDS)
 
     def test_every_link_leads_to_a_file(self):
         for name in files(PAPER, ("*.md",)):
@@ -235,7 +254,7 @@ class RolesInRows(unittest.TestCase):
             for i, docs in enumerate((runs, with_roles)):
                 m = models.build(make_all.gather(fixtures.data_dir(pathlib.Path(tmp) / str(i), docs)))
                 texts.append([document.markdown(appendix.blocks(m, "made", "files"))]
-                             + [document.markdown(build(m)) for build in reports.REPORTS.values()])
+                             + [document.markdown(blocks) for blocks in parts.reports(m).values()])
         self.assertTrue(all("roles" in r for doc in with_roles.values() for r in doc["rows"]))
         self.assertEqual(texts[0], texts[1])
 

@@ -24,7 +24,7 @@ import unittest.mock
 
 import numpy as np
 
-from plots import claims, peers, reports, selection
+from plots import claims, peers, selection
 from plots.published import load_published
 from plots.results import ResultError, load_run
 from plots.tests import fixtures, synthetic
@@ -589,7 +589,7 @@ class Reports(NeedsARun):
         text = "".join(t.markdown() for t in peers.peers_tables([g]))
         self.assertIn("| uniform | 65,536 | 4,000 | 3,600 | 500 (12.5%) | 7.20x | 1.000x same | 250 (6.2%) | 14.40x |",
                       text)
-        prose = reports.peers_prose(g)
+        prose = peers.peers_prose(g)
         self.assertIn("`torch_bincount` on the perf cases runs at 12.5% of the read floor's GB/s, and `lane_shared` "
                       "at 7.20x its GB/s", prose)
 
@@ -614,10 +614,10 @@ class Reports(NeedsARun):
         sel = selection.load(data)
         g, = peers.model(sel.peers_runs, sel.gpu_study_runs)
         self.assertIn("The run stopped before its end (interrupted (SIGTERM)); it holds 1 case whole, and the cases",
-                      reports.peers_prose(g))
+                      peers.peers_prose(g))
         self.assertTrue(g.unmeasured)   # the study's sizes cases the stopped run never reached, named
-        self.assertIn(f"The peers were not measured on {len(g.unmeasured)} case", reports.peers_prose(g))
-        self.assertIn(f"sizes {g.unmeasured[0][1]} at {g.unmeasured[0][2]:,} bytes", reports.peers_prose(g))
+        self.assertIn(f"The peers were not measured on {len(g.unmeasured)} case", peers.peers_prose(g))
+        self.assertIn(f"sizes {g.unmeasured[0][1]} at {g.unmeasured[0][2]:,} bytes", peers.peers_prose(g))
         broken = json.loads(files[0].read_text())
         broken["incomplete"] = {"error": "PeersError: the GPU fell off the bus"}   # stopped on an error: refused
         synthetic.write_json(data / "runs" / files[0].name, broken)
@@ -640,7 +640,7 @@ class Reports(NeedsARun):
         self.assertEqual({c.run.path for c in g.cases}, {runs[0].path, runs[1].path})  # the first run holding a case
         self.assertEqual({round(v, 6) for v in g.values("torch_bincount", "pct_of_floor", "sizes")},
                          {round(100 * 500.0 / FLOOR_GBPS, 6)})   # never the later run's 1 GB/s
-        prose = reports.peers_prose(g)
+        prose = peers.peers_prose(g)
         self.assertIn(f"`{runs[0].name}` stopped before its end (interrupted (SIGTERM)); the runs hold "
                       f"{len(held[0] | held[1])} cases whole", prose)
         self.assertEqual(len(peers.peers_tables([g])), 1)
@@ -708,7 +708,7 @@ class Reports(NeedsARun):
     def test_without_a_run_of_its_gpu_the_ratios_are_not_measurable(self):
         g, = peers.model([load_run(self.peers_path)], [])
         self.assertEqual(len(g.unmatched), len(g.cases))
-        self.assertIn("no perf or sizes run of the", reports.peers_prose(g))
+        self.assertIn("no perf or sizes run of the", peers.peers_prose(g))
         self.assertIn("their ratios are not measurable here", peers.cases_table(g, "perf").markdown())
 
     def test_the_audit_pairs_peer_rows_by_library_across_versions(self):
