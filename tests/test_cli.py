@@ -36,7 +36,7 @@ def drained(main):
 
 
 def counts_default(option):
-    """count's own value of a count-bench plan option (study/count.hpp: kGpuChunk, kGpuBuffers), as its --help
+    """count's own value of a count-bench plan option (study/count/count.hpp: kGpuChunk, kGpuBuffers), as its --help
     names it: '4MiB', '8'."""
     return re.search(rf"{option} .*?\(default count's, (\w+)\)", run("count-bench", "--help").stdout.decode(),
                      re.S).group(1)
