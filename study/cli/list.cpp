@@ -30,7 +30,8 @@ void list_command() {
                 std::string(impl.family).c_str(), here ? "" : "  [cannot run here]");
   }
   std::cout << "inputs (--input NAME):\n";
-  for (const auto& name : hs::input_names()) std::cout << "  " << name << "\n";
+  for (const auto& input : hs::input_kinds())
+    std::printf("  %-15s %s\n", std::string(input.name).c_str(), std::string(input.description).c_str());
   std::cout << "experiments (--experiment NAME):\n";
   for (const auto& e : hs::experiments())
     std::printf("  %-9s %s\n", std::string(e.name).c_str(), std::string(e.description).c_str());
@@ -49,7 +50,7 @@ void list_command() {
 
 // `list --experiments`: the experiments, and the GPU timing plan `run` uses by default.
 void list_experiments_command() {
-  nlohmann::json doc = hs::experiments_json();
+  nlohmann::ordered_json doc = hs::experiments_json();
   doc["gpu_timing"] = default_gpu_timing();
   std::cout << doc.dump(2) << "\n";
 }
@@ -64,7 +65,8 @@ Command add_list(CLI::App& app) {
   auto options = std::make_shared<ListOptions>();
   auto* list = app.add_subcommand("list", "List implementations, inputs, experiments and toolchains");
   list->add_flag("--json", options->json,
-                 "the registry as JSON: names, backends and roles, and count's reading plans (data/registry.json)");
+                 "the registry as JSON (data/registry.json): implementations with their backends and roles, count's "
+                 "reading plans, the inputs, and the experiments as --experiments gives them");
   list->add_flag("--experiments", options->experiments,
                  "the experiments as JSON: each one's inputs, sizes and roles, and run's default GPU timing plan "
                  "(what tools/peers.py runs)")

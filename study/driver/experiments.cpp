@@ -97,10 +97,10 @@ const Experiment& find_experiment(std::string_view name) {
   throw UsageError("unknown experiment '" + std::string(name) + "' (known: " + experiment_names() + ")");
 }
 
-nlohmann::json experiments_json() {
-  nlohmann::json list = nlohmann::json::array();
+nlohmann::ordered_json experiments_json() {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const auto& e : experiments()) {
-    nlohmann::json roles = nlohmann::json::array();
+    nlohmann::ordered_json roles = nlohmann::ordered_json::array();
     for (auto role : e.roles) roles.push_back(role);
     const auto sizes = e.sizes.empty() ? std::vector<std::uint64_t>{kLessonSize} : e.sizes;
     list.push_back({{"name", e.name},
@@ -110,7 +110,7 @@ nlohmann::json experiments_json() {
                     {"roles", roles},
                     {"gpu_only", e.gpu_only}});
   }
-  return {{"experiments", list}};
+  return nlohmann::ordered_json{{"experiments", list}};
 }
 
 }  // namespace hs

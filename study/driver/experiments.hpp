@@ -35,8 +35,8 @@ std::string experiment_names();
 const Experiment& find_experiment(std::string_view name);
 
 // {"experiments": [...]}: each experiment's name, description, inputs, sizes (the lesson's where it names
-// none), roles (empty: every implementation) and gpu_only; what `histostudy list --experiments` prints for
-// tools that run the same cases (tools/peers.py).
-nlohmann::json experiments_json();
+// none), roles (empty: every implementation) and gpu_only, in that order; what `histostudy list --experiments`
+// prints for tools that run the same cases (tools/peers.py), and `list --json` (data/registry.json) holds.
+nlohmann::ordered_json experiments_json();
 
 }  // namespace hs

@@ -156,8 +156,16 @@ void check_one_spelling_per_file(const std::vector<std::string>& names) {
   }
 }
 
-std::vector<std::string> input_names() {
-  return {"uniform", "lesson_english", "prose", "one_byte", "distinct_K (K = 1..256)", "FILE"};
+const std::vector<InputKind>& input_kinds() {
+  static const std::vector<InputKind> kinds = {
+      {"uniform", "the lesson's LCG (seed 12345), high byte of each new state"},
+      {"lesson_english", "a fixed 677-byte arrangement of the lesson's published English byte profile, repeated"},
+      {"prose", "this project's own English paragraph, repeated"},
+      {"one_byte", "every byte 'e' (0x65)"},
+      {"distinct_K", "the same LCG's high byte mod K, K in 1..256 (distinct_256 is uniform)"},
+      {"FILE", "any path (a name containing '/' or an existing file), read whole"},
+  };
+  return kinds;
 }
 
 std::span<const std::uint8_t> lesson_english_unit() {

@@ -36,8 +36,13 @@ InputSpec parse_input(std::string_view name);
 // beside distinct_1. The same spelling twice is one input.
 void check_one_spelling_per_file(const std::vector<std::string>& names);
 
-// The names `histostudy list` prints.
-std::vector<std::string> input_names();
+// The inputs as `histostudy list` names them: each kind's name as --input
+// takes it (distinct_K stands for distinct_1 ... distinct_256, FILE for a
+// path) and what it is, in one line.
+struct InputKind {
+  std::string_view name, description;
+};
+const std::vector<InputKind>& input_kinds();
 
 // The bytes at positions [offset, offset + out.size()) of a synthetic input.
 // Any offset is cheap: the LCG jumps ahead in O(log offset).

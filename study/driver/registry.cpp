@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "count/count.hpp"
+#include "driver/experiments.hpp"
+#include "driver/inputs.hpp"
 #include "platform/error.hpp"
 
 namespace hs {
@@ -73,7 +75,13 @@ std::string registry_json() {
   const nlohmann::ordered_json plans = {
       {"cpu", {{"piece_bytes", kCpuPiece}}},
       {"cuda", {{"chunk_bytes", kGpuChunk}, {"buffers", kGpuBuffers}, {"piece_bytes", kGpuPiece}}}};
-  return nlohmann::ordered_json{{"implementations", list}, {"count_plans", plans}}.dump(2) + "\n";
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  for (const auto& input : input_kinds()) inputs.push_back({{"name", input.name}, {"description", input.description}});
+  return nlohmann::ordered_json{{"implementations", list},
+                                {"count_plans", plans},
+                                {"inputs", inputs},
+                                {"experiments", experiments_json()["experiments"]}}
+             .dump(2) + "\n";
 }
 
 }  // namespace hs

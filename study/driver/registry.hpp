@@ -94,9 +94,11 @@ const Implementation& find_implementation(std::string_view name);
 // backend with the role "floor".
 const Implementation& floor_for(const Implementation& impl);
 
-// {"implementations": [{"name", "backend", "roles"}...], "count_plans": {backend:
-// the plan fields count-bench records}}: what plots/ reads as data/registry.json
-// (a test keeps the two equal).
+// What `histostudy list --json` prints and plots/ reads as data/registry.json
+// (a test keeps the two equal): {"implementations": [{"name", "backend",
+// "roles"}...], "count_plans": {backend: the plan fields count-bench records},
+// "inputs": [{"name", "description"}...] (as `list` names them, inputs.hpp),
+// "experiments": [...] (experiments_json()'s, experiments.hpp)}.
 std::string registry_json();
 
 // Declared beside their launch plans.
