@@ -10,7 +10,7 @@
 #include <string>
 
 #include "cpu_openmp/openmp_histogram.hpp"
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::cpu {
 

@@ -25,7 +25,7 @@
 //
 //                      build/histostudy count --impl openmp_fast FILE
 //                      build/histostudy run --impl openmp_fast,openmp_private,reference --experiment lesson,sweep
-//                      data/explorations/cpu-avx512/explore.sh 64MiB 2 15 uniform one_byte   (both paths)
+//                      tools/explorations/cpu-avx512/explore.sh 64MiB 2 15 uniform one_byte   (both paths)
 //
 // Reads: the input once (8-byte words, or 64-byte vectors). Contends on:
 // nothing shared; each thread has its own counters, merged once at the end.
@@ -39,7 +39,7 @@
 #include <span>
 #include <string_view>
 
-#include "study/bins.hpp"
+#include "driver/bins.hpp"
 
 namespace hs::cpu {
 

@@ -23,7 +23,7 @@
 #include <span>
 #include <string_view>
 
-#include "study/bins.hpp"
+#include "driver/bins.hpp"
 
 namespace hs::cpu {
 

@@ -1,9 +1,9 @@
-// The CPU implementations as the registry (study/registry.hpp) sees them:
+// The CPU implementations as the registry (study/driver/registry.hpp) sees them:
 // each declared once, beside the call that runs it. The bodies live in
 // openmp_histogram.cpp and openmp_fast.cpp.
 #include "cpu_openmp/openmp_fast.hpp"
 #include "cpu_openmp/openmp_histogram.hpp"
-#include "study/registry.hpp"
+#include "driver/registry.hpp"
 
 namespace hs::cpu {
 namespace {

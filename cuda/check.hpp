@@ -17,7 +17,7 @@
 
 #include <string>
 
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::gpu {
 

@@ -1,7 +1,7 @@
 #include "cuda/driver_api.hpp"
 
 #include "cuda/check.hpp"
-#include "study/dynamic_library.hpp"
+#include "platform/dynamic_library.hpp"
 
 namespace hs::gpu {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "study/dynamic_library.hpp"
+#include "platform/dynamic_library.hpp"
 
 namespace hs::gpu {
 

@@ -7,8 +7,8 @@
 
 #include "cuda/check.hpp"
 #include "cuda/device_record.hpp"
-#include "study/error.hpp"
-#include "study/sizes.hpp"
+#include "platform/error.hpp"
+#include "driver/sizes.hpp"
 
 namespace hs::gpu {
 namespace {

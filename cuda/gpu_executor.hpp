@@ -21,7 +21,7 @@
 
 #include "cuda/shared_device.hpp"
 #include "cuda/variants.hpp"
-#include "study/executor.hpp"
+#include "driver/executor.hpp"
 
 namespace hs::gpu {
 

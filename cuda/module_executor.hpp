@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "study/error.hpp"
-#include "study/executor.hpp"
+#include "platform/error.hpp"
+#include "driver/executor.hpp"
 
 namespace hs::gpu {
 

@@ -12,10 +12,10 @@
 #include "cuda/shared_device.hpp"
 #include "cuda/toolchains.hpp"
 #include "cuda/variants.hpp"
-#include "study/error.hpp"
-#include "study/files.hpp"
-#include "study/results.hpp"
-#include "study/sha256.hpp"
+#include "platform/error.hpp"
+#include "platform/files.hpp"
+#include "driver/results.hpp"
+#include "platform/sha256.hpp"
 
 namespace hs::gpu {
 namespace {

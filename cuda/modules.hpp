@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "study/executor.hpp"
+#include "driver/executor.hpp"
 
 namespace hs::gpu {
 
@@ -27,7 +27,7 @@ inline constexpr const char* kModulesFormat = "histostudy-modules";
 // executor would: DIR/<toolchain>/sm_75.cubin, compute_75.ptx and their
 // logs, listed in DIR/manifest.json with each file's SHA-256 and the kernel
 // sources' (returned). DIR is a new folder, written whole once everything
-// is compiled (study/files.hpp's write_new_folder). Throws UsageError before
+// is compiled (study/platform/files.hpp's write_new_folder). Throws UsageError before
 // compiling anything for a DIR that is not new, a toolchain that cannot be
 // loaded or a release named twice, or an arch a toolchain cannot compile
 // for. Needs no GPU.

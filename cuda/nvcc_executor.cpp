@@ -12,7 +12,7 @@
 #include "cuda/gpu_executor.hpp"
 #include "cuda/module_executor.hpp"
 #include "cuda/nvcc_kernels.hpp"
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::gpu {
 namespace {

@@ -7,7 +7,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/kernel_sources.hpp"
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::gpu {
 namespace {

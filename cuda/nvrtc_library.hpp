@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "study/dynamic_library.hpp"
+#include "platform/dynamic_library.hpp"
 
 #define HS_NVRTC_FUNCTIONS(F) \
   F(nvrtcVersion) \

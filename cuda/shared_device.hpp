@@ -5,7 +5,7 @@
 // addresses, and a comparison between them differs only in their code.
 //
 // The bins live in an arena aligned to 2 MiB, at an offset every run
-// records (study/sampling.hpp, Placement): where global atomics' bins fall
+// records (study/driver/sampling.hpp, Placement): where global atomics' bins fall
 // alone moved the lesson's global kernel 2x on the H200 (docs/controls.md).
 // Plain C++: no kernel code here.
 #pragma once
@@ -19,7 +19,7 @@
 
 #include "cuda/cub_histogram.hpp"
 #include "cuda/variants.hpp"
-#include "study/sampling.hpp"
+#include "driver/sampling.hpp"
 
 namespace hs::gpu {
 

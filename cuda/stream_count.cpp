@@ -10,7 +10,7 @@
 
 #include "cuda/check.hpp"
 #include "cuda/gpu_executor.hpp"
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::gpu {
 namespace {

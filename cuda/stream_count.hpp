@@ -1,7 +1,7 @@
 // `histostudy count` for GPU implementations at the speed of its input:
-// the GPU side of study/count.hpp's GpuStream.
+// the GPU side of study/count/count.hpp's GpuStream.
 //
-// The readers (study/count.hpp: FileChunkReader's threads for a regular
+// The readers (study/count/count.hpp: FileChunkReader's threads for a regular
 // file, ChunkReader for a pipe) fill a ring of pinned host buffers; each
 // chunk is copied with cudaMemcpyAsync on a copy stream into one of two
 // device buffers, and the implementation's kernels (or CUB) count it on the
@@ -17,9 +17,9 @@
 #pragma once
 #include <memory>
 
-#include "study/count.hpp"
-#include "study/executor.hpp"
-#include "study/registry.hpp"
+#include "count/count.hpp"
+#include "driver/executor.hpp"
+#include "driver/registry.hpp"
 
 namespace hs::gpu {
 

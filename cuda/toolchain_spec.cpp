@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "build_config.hpp"
-#include "study/error.hpp"
+#include "platform/error.hpp"
 
 namespace hs::gpu {
 namespace {

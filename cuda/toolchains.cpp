@@ -17,9 +17,9 @@
 #include "cuda/shared_device.hpp"
 #include "cuda/toolchain_spec.hpp"
 #include "cuda/variants.hpp"
-#include "study/error.hpp"
-#include "study/fleet.hpp"
-#include "study/results.hpp"
+#include "platform/error.hpp"
+#include "driver/fleet.hpp"
+#include "driver/results.hpp"
 
 namespace hs::gpu {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "study/executor.hpp"
+#include "driver/executor.hpp"
 
 namespace hs::gpu {
 

@@ -13,9 +13,9 @@
 #include "cuda/fast_constants.cuh"
 #include "cuda/floor_constants.cuh"
 #include "cuda/lesson_constants.cuh"
-#include "study/error.hpp"
-#include "study/registry.hpp"
-#include "study/sizes.hpp"
+#include "platform/error.hpp"
+#include "driver/registry.hpp"
+#include "driver/sizes.hpp"
 
 namespace hs::gpu {
 namespace {

@@ -1,4 +1,4 @@
-// GPU variants as the registry (study/registry.cpp) sees them: plain C++, no
+// GPU variants as the registry (study/driver/registry.cpp) sees them: plain C++, no
 // CUDA headers. A variant is a launch policy resolver plus a launch plan; the
 // kernel bodies live in device-only sources (cuda/*_kernels.cuh) that nvcc
 // compiles into this binary and NVRTC can compile at run time, so one plan
@@ -14,8 +14,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "study/executor.hpp"
-#include "study/policy.hpp"
+#include "driver/executor.hpp"
+#include "driver/policy.hpp"
 
 namespace hs::gpu {
 

@@ -17,7 +17,7 @@
 #include <thread>
 #include <utility>
 
-#include "study/files.hpp"
+#include "platform/files.hpp"
 
 // A file of `bytes` in the temporary folder, removed when it goes.
 struct TempFile {

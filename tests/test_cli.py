@@ -36,7 +36,7 @@ def drained(main):
 
 
 def counts_default(option):
-    """count's own value of a count-bench plan option (study/count.hpp: kGpuChunk, kGpuBuffers), as its --help
+    """count's own value of a count-bench plan option (study/count/count.hpp: kGpuChunk, kGpuBuffers), as its --help
     names it: '4MiB', '8'."""
     return re.search(rf"{option} .*?\(default count's, (\w+)\)", run("count-bench", "--help").stdout.decode(),
                      re.S).group(1)
@@ -662,6 +662,22 @@ class Registry(unittest.TestCase):
         with open(committed, "rb") as f:
             self.assertEqual(printed.stdout.decode(), f.read().decode(),
                              "data/registry.json differs from `histostudy list --json`: regenerate it")
+
+    def test_list_json_holds_the_inputs_and_the_experiments(self):
+        printed = run("list", "--json")
+        self.assertEqual(printed.returncode, 0, printed.stderr)
+        doc = json.loads(printed.stdout)
+        self.assertEqual(list(doc), ["implementations", "count_plans", "inputs", "experiments"])
+        inputs = {i["name"]: i["description"] for i in doc["inputs"]}
+        self.assertEqual(list(inputs), ["uniform", "lesson_english", "prose", "one_byte", "distinct_K", "FILE"])
+        listed = run("list").stdout.decode()
+        for name, description in inputs.items():
+            self.assertIn(f"  {name:<15} {description}\n", listed)   # as `list` shows each
+        # The experiments as --experiments gives them, without its timing plan.
+        self.assertEqual(doc["experiments"], json.loads(run("list", "--experiments").stdout)["experiments"])
+        lesson = next(e for e in doc["experiments"] if e["name"] == "lesson")
+        self.assertEqual(list(lesson), ["name", "description", "inputs", "sizes", "roles", "gpu_only"])
+        self.assertIn("lesson_english", lesson["inputs"])
 
     def test_every_experiment_is_listed(self):
         listed = run("list").stdout.decode()

@@ -1,4 +1,4 @@
-// The `cpu` suite's part of --device all (study/fleet.hpp) that needs no GPU:
+// The `cpu` suite's part of --device all (study/driver/fleet.hpp) that needs no GPU:
 // what each GPU's child runs, and the running of children side by side with
 // /bin/sh in their place: their output tagged, their exits told, signals
 // passed on, and none waiting for another.
@@ -10,8 +10,8 @@
 #include <regex>
 #include <sstream>
 
-#include "study/error.hpp"
-#include "study/fleet.hpp"
+#include "platform/error.hpp"
+#include "driver/fleet.hpp"
 
 namespace {
 

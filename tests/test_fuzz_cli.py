@@ -78,7 +78,7 @@ TOOLCHAINS = ["cpu", "nvcc", "nvrtc", "12.6", "nvrtc-12.6", "nvrtc:12.6", "nvrtc
               "modules:", "modules:.", "13.0", "99.9", "nvrtc-"]
 DEVICES = ["0", "1", "all", "0,1", "0,0", ",", "GPU-", "GPU-8a1f", "-1", "99999999999999999999", "0x1"]
 
-# The units a size may carry (README "run options": 611, 64MiB, 1GiB, 2GB; the whole list in study/sizes.cpp).
+# The units a size may carry (README "run options": 611, 64MiB, 1GiB, 2GB; the whole list in study/driver/sizes.cpp).
 UNITS = {"": 1, "B": 1, "k": 1000, "K": 1000, "KB": 1000, "KiB": 1 << 10, "M": 10**6, "MB": 10**6, "MiB": 1 << 20,
          "G": 10**9, "GB": 10**9, "GiB": 1 << 30, "TiB": 1 << 40}
 TIB = 1 << 40
@@ -129,7 +129,7 @@ def planned_sizes(lines):
 
 
 def printable(raw):
-    """How histostudy shows a name (study/printable.hpp), modelled here: a backslash doubled; each byte outside
+    """How histostudy shows a name (study/platform/printable.hpp), modelled here: a backslash doubled; each byte outside
     well-formed UTF-8, and each control character's bytes (C0, DEL, C1), as \\xNN."""
     out = []
     for ch in raw.decode("utf-8", "surrogateescape"):

@@ -64,7 +64,7 @@ def case_chunks(body):
 
 
 def range_name(row):
-    """The range study/case_range.hpp names for a result row of a custom run (every policy field a default)."""
+    """The range study/driver/case_range.hpp names for a result row of a custom run (every policy field a default)."""
     fields = {"experiment": row["experiment"], "impl": row["impl"], "input": row["input"], "size": row["size"],
               "grid": 0, "block": 0, "passes": 0, "bins_offset": 0, "toolchains": row["toolchain"]}
     return "hs-case|" + "".join(f"{k}={v}|" for k, v in fields.items())
@@ -81,7 +81,7 @@ def with_nvtx(text, rows):
 
 
 # The recorded run's cases (tests/data/ncu/README.md) as histostudy's result rows state them: the policies its
-# progress lines printed, the declarations of study/registry.cpp for those policies.
+# progress lines printed, the declarations of study/driver/registry.cpp for those policies.
 SIZE = 67_109_475
 GRID, BLOCK = 1024, 256
 POLICIES = {"global": {}, "per_block": {}, "per_warp": {"copies": 8}, "partitioned": {"passes": 4},
@@ -220,7 +220,7 @@ class Parser(unittest.TestCase):
             ncu_csv.version("command not found")
 
     def test_case_ranges_read_back(self):
-        # The range tests/test_cpu.cpp checks study/case_range.hpp makes.
+        # The range tests/test_cpu.cpp checks study/driver/case_range.hpp makes.
         name = ("hs-case|experiment=lesson|impl=partitioned|input=dir%3Aa%7Cb%3Dc%25.bin|size=611|grid=0|block=0|"
                 "passes=4|bins_offset=256|toolchains=cpu,cpu|")
         case = ncu_csv.cases_in(f'1  "<default domain>:{name}:none:none:none"')[-1]

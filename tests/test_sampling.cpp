@@ -14,13 +14,13 @@
 #if HISTOSTUDY_HAVE_CUDA
 #include "cuda/modules.hpp"
 #endif
-#include "study/control.hpp"
-#include "study/error.hpp"
-#include "study/harness.hpp"
-#include "study/inputs.hpp"
-#include "study/registry.hpp"
-#include "study/sampling.hpp"
-#include "study/study.hpp"
+#include "driver/control.hpp"
+#include "platform/error.hpp"
+#include "driver/harness.hpp"
+#include "driver/inputs.hpp"
+#include "driver/registry.hpp"
+#include "driver/sampling.hpp"
+#include "driver/study.hpp"
 
 namespace {
 

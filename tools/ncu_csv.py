@@ -8,7 +8,7 @@ The raw page is one header row (ID, Process ID, ..., Kernel Name, ..., a column 
 then a row per profiled kernel launch. ncu mixes its own lines (==PROF==, ==WARNING==, ==ERROR==) and, without
 --log-file, the application's output into the same stream: rows that are not the table's are set aside, never
 guessed at. With --nvtx, a column "thread Domain:Push/Pop_Range:..." holds the launch's NVTX ranges; histostudy
-names each case's range (study/case_range.hpp) "hs-case|key=value|...|", values %XX-encoded.
+names each case's range (study/driver/case_range.hpp) "hs-case|key=value|...|", values %XX-encoded.
 
 Everything wrong with the output is a NcuError with one line saying what (the counters' permission refused,
 no table at all); what the table lacks (a metric's column, a value given as n/a) is reported, not raised.

@@ -14,7 +14,7 @@ every profiled kernel (ncu's --cache-control all, the default), every GPU implem
   placement  global atomics on uniform bytes with the bins at every offset of the placement sweep
 
 Each case runs twice, its check and one sample (--warmups 0 --reps 1 --max-reps 1 --lesson-reps 0), inside the
-NVTX range histostudy names after it (study/case_range.hpp): every launch is attributed to its case by that name.
+NVTX range histostudy names after it (study/driver/case_range.hpp): every launch is attributed to its case by that name.
 The harness's clock probe is not profiled. The result, DIR/<date>_<gpu>_profile.json (default data/profiles/;
 written whole, never over an earlier file), holds ncu's version and command lines, the metrics asked and those
 this GPU or ncu does not have, the environment record of the run (as a result file has it), and per case the
@@ -331,7 +331,7 @@ def utc_now(compact=False):
 
 
 def slug(label):
-    """As study/results.cpp's slug: 'NVIDIA H200' -> 'nvidia-h200'."""
+    """As study/driver/results.cpp's slug: 'NVIDIA H200' -> 'nvidia-h200'."""
     out = re.sub(r"[^a-z0-9.]+", "-", label.lower()).strip("-")
     return out or "unknown"
 

@@ -1,4 +1,4 @@
-"""Result files written as histostudy writes its own (study/files.cpp): whole, then put in place, never over
+"""Result files written as histostudy writes its own (study/platform/files.cpp): whole, then put in place, never over
 another file. Shared by the Python tools (ncu_profile.py, peers.py); standard library only."""
 import errno
 import os

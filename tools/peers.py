@@ -13,7 +13,7 @@ made by `histostudy generate`: the peers count the bytes the study's kernels cou
 bins floating-point values into equal ranges, so the bytes would first become floats (four times the bytes, a
 pass the study's kernels do not make), and its top bin closes at `max`: a float histogram, not a byte count.
 
-The study's rules (study/harness.cpp, study/sampling.cpp), with run's default plan (`list --experiments`):
+The study's rules (study/driver/harness.cpp, study/driver/sampling.cpp), with run's default plan (`list --experiments`):
   - check, then time: each entry counts the input once; every bin is compared with `histostudy count --impl
     reference` on the same bytes and the bins must sum to the size. A wrong answer, or a call that raises, is
     recorded with the first mismatch and never timed.
@@ -61,7 +61,7 @@ sys.path.insert(1, str(ROOT / "tools"))
 import new_file  # noqa: E402
 try:
     import numpy as np
-    from plots.stats import percentile  # numpy's linear interpolation: study/stats.cpp's formula
+    from plots.stats import percentile  # numpy's linear interpolation: study/driver/stats.cpp's formula
 except ImportError as e:
     print(f"peers: {e.name} does not import in {sys.executable}: run it with the Python that has numpy, scipy and "
           "the libraries (PEERS_PYTHON=... ./dev peers)", file=sys.stderr)
@@ -335,7 +335,7 @@ def implementation(registry, backend, role):
     return found[0]
 
 
-# ---- the timing plan and its statistics (study/sampling.cpp, study/stats.cpp) ----------------------------------
+# ---- the timing plan and its statistics (study/driver/sampling.cpp, study/driver/stats.cpp) ----------------------------------
 
 @dataclasses.dataclass
 class Plan:
@@ -380,7 +380,7 @@ class Plan:
 
 def median_noise(samples):
     """Half the width of the median's distribution-free 95% interval (order statistics n/2 -+ 0.98 sqrt(n)),
-    over the median; NaN for fewer than 2 samples (study/sampling.cpp)."""
+    over the median; NaN for fewer than 2 samples (study/driver/sampling.cpp)."""
     n = len(samples)
     if n < 2:
         return math.nan
@@ -605,7 +605,7 @@ def checked_row(entry, case, reference, common):
 
 
 class Rotation:
-    """The entries that passed their check, sampled in rotation (study/harness.cpp's RotatingSampling)."""
+    """The entries that passed their check, sampled in rotation (study/driver/harness.cpp's RotatingSampling)."""
 
     def __init__(self, entries, plan, clock, peak_mhz):
         self.members = [e for e in entries if e.row["check"]["passed"]]
@@ -712,7 +712,7 @@ def utc_now(compact=False):
 
 
 def slug(label):
-    """'nvidia-h100-80gb-hbm3' for 'NVIDIA H100 80GB HBM3': study/results.cpp's slug."""
+    """'nvidia-h100-80gb-hbm3' for 'NVIDIA H100 80GB HBM3': study/driver/results.cpp's slug."""
     out = ""
     for c in label:
         if c.isascii() and c.isalnum():
@@ -731,7 +731,7 @@ def text_of(value):
 
 def carried_commit():
     """(commit, dirty) that HISTOSTUDY_GIT_COMMIT and HISTOSTUDY_GIT_DIRTY name, as histostudy reads them
-    (study/env.cpp): a copy of the tree whose .git is missing or stale (the GPU machine's) carries its commit
+    (study/platform/env.cpp): a copy of the tree whose .git is missing or stale (the GPU machine's) carries its commit
     there. None where unset; UsageError where they are not a commit and 0 or 1, checked before measuring."""
     commit = os.environ.get("HISTOSTUDY_GIT_COMMIT")
     if not commit:
