@@ -230,7 +230,7 @@ def published_floor_margin(published):
 def c1_atomic_updates(ev, published):
     """Holds if the {baseline} kernel makes one global atomic update per input byte
     and the per-block kernel exactly blocks x 256, so the factor is bytes / (blocks x 256).
-    Counts are the implementations' declared ones (study/registry.cpp), not profiler counts."""
+    Counts are the implementations' declared ones (study/driver/registry.cpp), not profiler counts."""
     if (no := _needs_gpu(ev)):
         return no
     size, grid = ev.launch()

@@ -52,7 +52,7 @@ BUSY_CPU_PER_S = 0.5
 SETTLE_MIN_S = 0.040
 NO_TARGET = "no target (under 1 GiB)"
 INCONCLUSIVE = "inconclusive"
-# count-bench's options (study/main.cpp) that set how count reads: a file that names one times a plan of its own
+# count-bench's options (study/cli/count_bench.cpp) that set how count reads: a file that names one times a plan of its own
 # (even if its values are count's), shown and not judged, since the target is count's, as `histostudy count`
 # reads. The others set how it is timed, where or into what; tests/test_cli.py checks that these two lists
 # name every option count-bench's --help lists.
@@ -125,7 +125,7 @@ def parse_bench(shown, doc):
 
 def gbps_contradiction(doc):
     """'entries[2] (count): gbps.median is ...' where an entry's GB/s summary is not what its samples and the
-    file's bytes give (study/count_bench.cpp: each sample's bytes / seconds / 1e9), else None."""
+    file's bytes give (study/count/count_bench.cpp: each sample's bytes / seconds / 1e9), else None."""
     for n, entry in enumerate(doc["entries"]):
         rates = [doc["file"]["bytes"] / s / 1e9 for s in entry["samples_s"]]
         for key, pct in (("median", 50), ("p10", 10), ("p90", 90)):

@@ -617,7 +617,7 @@ def intro(counted):
             f"the caches flushed before each profiled kernel; each case ran {'/'.join(map(str, sorted(runs)))} "
             f"times (its check and one sample), each kernel replayed in {'/'.join(map(str, passes)) or '?'} "
             "passes. The counts are the hardware's; the declared ones are the study's arithmetic "
-            "(study/registry.cpp) as the profiled run's result rows state them.")
+            "(study/driver/registry.cpp) as the profiled run's result rows state them.")
 
 
 def checks_prose(counted):

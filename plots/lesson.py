@@ -2,7 +2,7 @@
 
 The lesson compares global atomics (the baseline) with the privatized
 kernel; on the CPU the same pair is the single-thread reference (the oracle)
-and the OpenMP privatized one (as study/report.cpp prints it). Kernels are
+and the OpenMP privatized one (as study/driver/report.cpp prints it). Kernels are
 found by their roles (plots/results.py), never by name.
 """
 from dataclasses import dataclass
@@ -164,7 +164,7 @@ def atomics_table(view, t4):
         factor = base_row["global_atomics"] / atomics if base_row and base_row["global_atomics"] and atomics else None
         rows.append([row["impl"], policy_label(row), fmt.count(atomics) if atomics is not None else "hidden by library",
                      fmt.ratio(factor), fmt.count(published.get(row["impl"]))])
-    notes = [f"Declared per implementation (study/registry.cpp): one per byte for {view.base}, blocks x 256 for a "
+    notes = [f"Declared per implementation (study/driver/registry.cpp): one per byte for {view.base}, blocks x 256 for a "
              "block-privatized kernel; not counted by a profiler."]
     return Table(f"Global atomic updates per run: {view.toolchain}, {first}",
                  ["impl", "policy", "global atomics", f"fewer than {view.base}", "T4 (published)"], rows, notes,

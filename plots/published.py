@@ -13,7 +13,7 @@ from plots.results import ResultError
 LESSON_FILE = "lesson_t4.csv"
 TABLE_16_4_FILE = "table_16_4_per_block.csv"
 
-# The lesson's input names and ours (study/inputs.cpp builds the same bytes).
+# The lesson's input names and ours (study/driver/inputs.cpp builds the same bytes).
 PUBLISHED_INPUTS = {"uniform bytes": "uniform", "english text": "lesson_english", "all one byte": "one_byte"}
 LESSON_INPUTS = tuple(PUBLISHED_INPUTS.values())   # the three the lesson ran, by our names
 # The lesson's names for its kernels, as lesson_t4.csv's metrics spell them (NAME_ms, NAME_gbs,

@@ -250,7 +250,7 @@ def first_bad_time(doc):
 
 
 # ---- what a file says twice ---------------------------------------------------
-# study/harness.cpp writes a row's summary, GB/s, share of its floor and input statistics from its samples and
+# study/driver/harness.cpp writes a row's summary, GB/s, share of its floor and input statistics from its samples and
 # its bins: where they disagree, the file was edited or corrupted, and a report would show numbers that are not
 # the ones measured. Doubles survive JSON to the last bit; 1e-6 leaves room for another printer's rounding.
 
@@ -310,7 +310,7 @@ def summary_contradiction(row):
 
 
 def first_floors(rows):
-    """{(impl, toolchain, input, size): the first passing row of it}: where study/harness.cpp's attach_floors
+    """{(impl, toolchain, input, size): the first passing row of it}: where study/driver/harness.cpp's attach_floors
     finds a row's floor."""
     found = {}
     for row in rows:

@@ -1,6 +1,6 @@
 """The size sweep: the subject and the peer beside the read floor from 1 MiB to 4 GiB, with the GPU's physical limit.
 
-The `sizes` experiment (study/experiments.cpp) times the subject and the peer (CUB) beside the read floor at every
+The `sizes` experiment (study/driver/experiments.cpp) times the subject and the peer (CUB) beside the read floor at every
 size from 1 MiB to 4 GiB on uniform, lesson_english and one_byte, in one run; plots/selection.py picks the run
 (role sizes). model() computes once, per input and size: the floor's median and p10..p90; each kernel's median,
 p10..p90, GB/s, percent of the floor, gap to the floor and ratio to the peer; and the time the GPU's theoretical

@@ -24,7 +24,7 @@ WITHHELD_NO_AA = "withheld (no A/A control)"
 
 def percentile(samples, pct):
     """Linear interpolation between closest ranks: numpy's default, and the
-    formula of study/stats.cpp (rank = pct/100 * (n - 1))."""
+    formula of study/driver/stats.cpp (rank = pct/100 * (n - 1))."""
     return _percentile(tuple(samples), pct)
 
 

@@ -4,7 +4,7 @@ cold runs, so the GPU paths of every report are exercised before real GPU
 data exists. Written to temporary directories, never into data/.
 
 The shape follows a real CPU run (its rows and environment are reused) and,
-for the controls' fields, the study's result writer (study/harness.cpp); the GPU
+for the controls' fields, the study's result writer (study/driver/harness.cpp); the GPU
 figures are invented round numbers, and the GPU is named as synthetic.
 """
 import copy
@@ -53,7 +53,7 @@ def _input_stats(input, cpu_rows, size):
 
 
 def summary(samples):
-    """summary_ms of `samples`, as study/stats.cpp summarizes them."""
+    """summary_ms of `samples`, as study/driver/stats.cpp summarizes them."""
     ordered = np.sort(samples)
     return {"median": float(np.median(ordered)), "min": float(ordered[0]), "max": float(ordered[-1]),
             "p10": float(np.percentile(ordered, 10)), "p90": float(np.percentile(ordered, 90)),
@@ -66,7 +66,7 @@ def gbps(row):
 
 def resummarized(doc):
     """doc with every row's summary_ms, gbps and recorded pct_of_floor made again from its samples, as
-    study/harness.cpp makes them: what a test that changes samples writes, so that the file agrees with itself."""
+    study/driver/harness.cpp makes them: what a test that changes samples writes, so that the file agrees with itself."""
     for row in doc["rows"]:
         if row["samples_ms"]:
             row["summary_ms"] = summary(row["samples_ms"])
@@ -92,7 +92,7 @@ def _row(experiment, impl, toolchain, input, size, passes, block, stats, rng, me
 
 
 def _attach_floors(rows):
-    """pct_of_floor as study/harness.cpp's attach_floors sets it: over the first passing floor row of the same
+    """pct_of_floor as study/driver/harness.cpp's attach_floors sets it: over the first passing floor row of the same
     toolchain, input and size."""
     for row in rows:
         floor = next((f for f in rows if f["impl"] == row["floor_impl"] and f["check"]["passed"] and
@@ -116,7 +116,7 @@ def _with_executors(cpu_doc, toolchains):
 
 
 def add_controls(row, group, offset=0, cache="cold"):
-    """The controls' per-row records, as a controlled run writes them (study/harness.cpp)."""
+    """The controls' per-row records, as a controlled run writes them (study/driver/harness.cpp)."""
     n = len(row["samples_ms"])
     row.update({"control_of": row["toolchain"].removesuffix(CONTROL) if row["toolchain"].endswith(CONTROL) else None,
                 "sample_log": {"ms": list(row["samples_ms"]), "position": [i % len(group) for i in range(n)],

@@ -5,6 +5,8 @@ import unittest
 import unittest.mock
 
 from plots import document, parts, selection
+from plots.published import LESSON_INPUTS
+from plots.results import registry_doc
 
 
 class Parts(unittest.TestCase):
@@ -40,6 +42,12 @@ class Roles(unittest.TestCase):
         for e in declared:
             if e["name"] != "custom":
                 self.assertIn(e["name"], selection.ROLES)
+
+    def test_the_lessons_inputs_are_inputs_the_registry_declares(self):
+        declared = {i["name"] for i in registry_doc()["inputs"]}
+        self.assertLessEqual(set(LESSON_INPUTS), declared)
+        lesson = next(e for e in selection.declared_experiments() if e["name"] == "lesson")
+        self.assertLessEqual(set(LESSON_INPUTS), set(lesson["inputs"]))
 
     def test_a_new_experiment_takes_a_role_of_its_name(self):
         found = selection.experiment_roles([{"name": "lesson"}, {"name": "custom"}, {"name": "stripes"}])

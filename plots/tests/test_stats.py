@@ -9,7 +9,7 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 
 class Percentiles(unittest.TestCase):
     def test_linear_interpolation_between_ranks(self):
-        # rank = pct/100 * (n - 1), as study/stats.cpp computes it
+        # rank = pct/100 * (n - 1), as study/driver/stats.cpp computes it
         self.assertEqual(stats.percentile([4, 1, 3, 2], 50), 2.5)
         self.assertAlmostEqual(stats.percentile([1, 2, 3, 4], 10), 1.3)
         self.assertAlmostEqual(stats.percentile([1, 2, 3, 4], 90), 3.7)
