@@ -74,6 +74,16 @@ def series_color(impl, gpu, several):
     return PUBLISHED_COLOR if gpu == "published" else gpu_color(gpu)
 
 
+def layered(gpu, gpus):
+    """Line and marker sizes of a measured series where several GPUs share the axes: a GPU drawn earlier is drawn
+    wider, so that where a later GPU's curve lies on it (the same kernel, the same speed) it still shows round it."""
+    if gpu == "published" or len(gpus) < 2:
+        return {}
+    wider = len(gpus) - 1 - list(gpus).index(gpu)
+    return {"linewidth": plt.rcParams["lines.linewidth"] + 1.0 * wider,
+            "markersize": plt.rcParams["lines.markersize"] + 2.0 * wider}
+
+
 def markers_of(names):
     """{name: marker}, a marker each in order: what tells implementations apart where colours tell GPUs."""
     return {name: MARKERS[n % len(MARKERS)] for n, name in enumerate(dict.fromkeys(names))}
@@ -117,11 +127,23 @@ def log_ticks(axis, subs=(1, 2, 5)):
     axis.set_minor_formatter(NullFormatter())
 
 
-def legend_below(fig, ax, width, ncol):
-    """The legend under the axes: ncol = (columns at one column, columns at full width)."""
-    handles, labels = ax.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=ncol[width != COLUMN], bbox_to_anchor=(0.5, 0.0),
-               handlelength=2.2, columnspacing=1.2)
+LEGEND_GAP = 0.06   # inches between the lowest axis text and a legend below it
+
+
+def lowest_text(fig):
+    """The bottom of what the figure's axes draw (tick labels and axis labels included), in figure coordinates:
+    where a legend below them starts, so that no blank band lies between (a fixed bottom margin leaves one)."""
+    renderer = fig.canvas.get_renderer()
+    bottom = min(ax.get_tightbbox(renderer).y0 for ax in fig.axes if ax.get_visible())
+    return bottom / fig.bbox.height - LEGEND_GAP / fig.get_figheight()
+
+
+def legend_below(fig, ax, width, ncol, handles=None):
+    """The legend just under the axes' text: ncol = (columns at one column, columns at full width); handles: those
+    it shows (default: the axes' own)."""
+    handles, labels = (handles, [h.get_label() for h in handles]) if handles else ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=ncol[width != COLUMN],
+               bbox_to_anchor=(0.5, lowest_text(fig)), handlelength=2.2, columnspacing=1.2)
 
 
 def bar_style(impl, gpu, several=False, shade=0):
@@ -175,12 +197,13 @@ def placement_figure(model, width):
     offsets = sorted({o for _, series in model.panels for _, _, _, r in series for o in r})
     several = several_gpus(model.gpus)
     kernels = markers_of(impl for _, series in model.panels for impl, _, _, _ in series)
+    gpus = list(dict.fromkeys(gpu for _, series in model.panels for _, _, gpu, _ in series if gpu != "published"))
     for ax, (title, series) in zip(axes.flat, model.panels):
         for impl, input, gpu, ratios in series:
             style, marker = INPUT_STYLES.get(input, ("-.", "D"))
             ax.plot(list(ratios), list(ratios.values()), style, marker=kernels[impl] if several else marker,
                     color=series_color(impl, gpu, several),
-                    label=f"{impl}, {input}" + (f", {model.gpus[gpu]}" if several else ""))
+                    label=f"{impl}, {input}" + (f", {model.gpus[gpu]}" if several else ""), **layered(gpu, gpus))
         ax.set_title(title, loc="left")
         ax.grid(alpha=0.3, linewidth=0.5)
         ax.set_xticks(offsets[::4])
@@ -201,6 +224,16 @@ def placement_figure(model, width):
 def _interval(ax, c, y, colour, hollow):
     ax.errorbar(c.ratio, y, xerr=[[c.ratio - c.ci_low], [c.ci_high - c.ratio]], fmt="s" if hollow else "o",
                 color=colour, markerfacecolor="white" if hollow else colour, capsize=1.5, elinewidth=0.8)
+
+
+RATIO_TICKS = [0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 4.0, 5.0]   # every step labelled
+
+
+def figure_middle(fig, ax):
+    """The figure's horizontal middle in the axes' coordinates: a title centred there rather than over the axes,
+    which a wide left margin (long y labels) pushes right."""
+    box = ax.get_position()
+    return (0.5 - box.x0) / box.width
 
 
 def versions_figure(model, width):
@@ -225,7 +258,7 @@ def versions_figure(model, width):
     ax.axvspan(1 / first.band, first.band, color="0.92", zorder=0, linewidth=0)
     ax.axvline(1.0, color="0.3", linewidth=0.6)
     ax.set_xscale("log")
-    ax.xaxis.set_major_locator(FixedLocator([0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0]))
+    ax.xaxis.set_major_locator(FixedLocator(RATIO_TICKS))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
     ratios = [x for rows in model for _, ab, aa, p in rows.rows for x in (ab.ci_low, ab.ci_high, p, aa and aa.ci_high)
@@ -234,7 +267,7 @@ def versions_figure(model, width):
     ax.set_yticks(range(len(kernels)), kernels)
     ax.set_ylim(len(kernels) - 0.5, -0.5)
     ax.set_xlabel("newer CUDA's time over the older's (log)")
-    ax.set_title(f"Each kernel's time, CUDA {first.versions[1]} over {first.versions[0]}")
+    ax.set_title(f"Each kernel's time, CUDA {first.versions[1]} over {first.versions[0]}", x=figure_middle(fig, ax))
     ours = [(gpu_color(rows.index), f"{rows.gpu}, 95% CI") for rows in model] if several else \
         [("0.3", f"{first.ours}, 95% CI")]
     for colour, text in ours:
@@ -254,6 +287,7 @@ def sweep_figure(model, width):
     published = model.published
     several = several_gpus(s.gpu for s in model.series)
     kernels = markers_of(s.impl for s in model.measured)
+    gpus = list(dict.fromkeys(s.gpu for s in model.measured))
     for s in model.series:
         ks = sorted(s.values)
         colour = series_color(s.impl, s.gpu, several)
@@ -263,7 +297,7 @@ def sweep_figure(model, width):
                     linewidth=0.8, label=f"{s.impl}, {s.whose}")
         else:
             ax.plot(ks, [s.values[k] for k in ks], "-", marker=kernels[s.impl] if several else "o", color=colour,
-                    alpha=1.0, label=f"{s.impl}, {s.whose}")
+                    alpha=1.0, label=f"{s.impl}, {s.whose}", **layered(s.gpu, gpus))
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_locator(FixedLocator(model.distinct_values))
     ax.xaxis.set_minor_locator(NullLocator())
