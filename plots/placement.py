@@ -283,7 +283,8 @@ def placement_section(m):
     lines = m.placement_lines
     merging = ", ".join(dict.fromkeys(impl for impl, *_ in lines.panels[1][1]))
     shown = [g for g in m.gpus if g.index in lines.gpus]
-    colours = "; a colour per GPU, a marker per kernel" if len(shown) > 1 else ""
+    colours = "; a colour per GPU, a marker per kernel, the first GPU drawn wider to show a curve repeated" \
+        if len(shown) > 1 else ""
     return blocks + [Para(placement_prose(placed, [g for g in m.own if not g.placement])),
                      TableBlock(placement_table(shown), "placement", wide=True),
                      FigureBlock("placement", 0, f"Median time of each kernel at each bins offset over its time at "

@@ -162,7 +162,8 @@ def sweep_section(m):
     if m.sweep_lines is None:
         return blocks + [Para(f"The sweep: {m.missing('sweep')}")]
     swept = [g for g in m.gpus if g.gpu.sel.sweep]
-    ours = "our kernels (solid)" if len(swept) == 1 else "our kernels (solid; a colour per GPU, a marker per kernel)"
+    ours = "our kernels (solid)" if len(swept) == 1 else \
+        "our kernels (solid; a colour per GPU, a marker per kernel, the first GPU drawn wider to show a curve repeated)"
     return blocks + [
         Para(sweep_prose(m.sweep_lines, {g.index for g in m.own})),
         TableBlock(sweep_table(m.sweep_lines), "sweep", wide=True),

@@ -210,8 +210,39 @@ def check_what_study_installs_and_refuses():
                f"./dev deps should ask apt for LaTeX too (asked: {asked})", everything)
 
 
+def check_study_without_a_gpu_builds_without_cuda():
+    """./dev study where nvidia-smi finds no GPU configures a new build folder with -Dcuda=disabled and marks it; a
+    later ./dev build turns CUDA back on in it first (meson configure -Dcuda=auto). A meson that only records its
+    command lines (and writes build.ninja on setup) stands in for the real one, so nothing is built."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        (tmp / "bin").mkdir()
+        stand_ins = {"meson": f'echo "meson $*" >>"{tmp}/ran"; [ "$1" = --version ] && echo 1.0.1; '
+                              '[ "$1" = setup ] && mkdir -p "$2" && : >"$2/build.ninja"; exit 0',
+                     "ninja": f'echo "ninja $*" >>"{tmp}/ran"', "nvidia-smi": "exit 9"}
+        for name, body in stand_ins.items():
+            (tmp / "bin" / name).write_text(f"#!/bin/sh\n{body}\n")
+            (tmp / "bin" / name).chmod(0o755)
+        env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"),
+                   VENDOR_INCLUDE=str(tmp / "vendor"), MESON_ARGS="")
+        env.pop("CUDA_TOOLKIT", None)
+        study = dev("study", "-o", str(tmp / "runs"), env=env)
+        ran = (tmp / "ran").read_text().splitlines()
+        setup = [line for line in ran if line.startswith("meson setup")]
+        expect(len(setup) == 1 and "-Dcuda=disabled" in setup[0] and (tmp / "build" / "cpu-only-for-study").exists(),
+               f"./dev study with no GPU should configure without CUDA and mark the folder (ran: {ran})", study)
+        (tmp / "ran").unlink()
+        build = dev("build", env=env)
+        ran = (tmp / "ran").read_text().splitlines()
+        expect(any(line.startswith("meson configure") and "-Dcuda=auto" in line for line in ran)
+               and not (tmp / "build" / "cpu-only-for-study").exists(),
+               f"./dev build should turn CUDA back on in a folder configured for a CPU-only study (ran: {ran})",
+               build)
+
+
 def main():
     check_help()
+    check_study_without_a_gpu_builds_without_cuda()
     check_what_study_installs_and_refuses()
     check_paths_from_the_caller()
     check_report_tools()

@@ -92,7 +92,8 @@ def written_text(out):
 
 
 def row_of(text, first_cell):
-    line = next(l for l in text.splitlines() if l.startswith(f"| {first_cell} |"))
+    """The cells of the first table row whose first cell is first_cell (or starts 'first_cell: ', a claim's)."""
+    line = next(l for l in text.splitlines() if l.startswith((f"| {first_cell} |", f"| {first_cell}: ")))
     return [c.strip() for c in line.strip("|").split("|")]
 
 
