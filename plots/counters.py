@@ -76,10 +76,6 @@ def _ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def _and(items):
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def _pct(fraction):
     return 100 * fraction if fraction is not None else None
 
@@ -678,7 +674,7 @@ def conflicts_prose(counted, toolchain):
               "time (a correlation the counters show, not a proof).")
     if level:
         text += (f" Both inputs take the same time (within {LEVEL:.0%}) for "
-                 + _and([f"{p[0]} at {fmt.size_words(p[1])}" for p in level])
+                 + fmt.and_list([f"{p[0]} at {fmt.size_words(p[1])}" for p in level])
                  + ", although the conflicts differ: there they are hidden behind another limit, which these "
                    "counters do not name.")
     return text
@@ -790,13 +786,13 @@ def compact_table(profiled):
         for note in (where_counted(compared(c, c.toolchains()[0])), missing_note(c)):
             if note:
                 said.setdefault(note, []).append(name(c))
-    notes = [f"{_and(gpus)}: {note}" if len(profiled) > 1 else note for note, gpus in said.items()]
+    notes = [f"{fmt.and_list(gpus)}: {note}" if len(profiled) > 1 else note for note, gpus in said.items()]
     notes.append(f"Check: declared global atomics lie between the counters' two bounds (the addresses updated, and "
                  f"{WARP} lanes an instruction), bytes read within {BYTES_TOLERANCE:.0%}. Shown: the lesson's kernels "
                  f"and any check not agreeing ({fmt.plural(len(labels) - len(shown), 'other kernel')} agree). Every "
                  "kernel, the rule in full, the bytes counted and each kernel's time: the counters report.")
     toolchains = ", ".join(dict.fromkeys(c.toolchains()[0] for c in profiled))
-    return Table(f"Declared against counted ({toolchains}, {_and([gpu for gpu, _ in by_gpu])})",
+    return Table(f"Declared against counted ({toolchains}, {fmt.and_list([gpu for gpu, _ in by_gpu])})",
                  ["kernel", "global atomics declared", "counted", "bytes read declared", "check"], rows, notes,
                  align="lrrrl")
 
@@ -811,7 +807,7 @@ def counters_section(m):
     said = {}
     for counted in profiled:
         said.setdefault(checks_prose(counted), []).append(counted.gpu().get("name", "a GPU"))
-    prose = " ".join(f"On {_and(gpus)}: {text}" if len(profiled) > 1 else text for text, gpus in said.items())
+    prose = " ".join(f"On {fmt.and_list(gpus)}: {text}" if len(profiled) > 1 else text for text, gpus in said.items())
     table = compact_table(profiled)
     return [Heading("Counted, not declared", 3),
             Para(f"{prose} C1 by the counter, the bank conflicts, the bins' placement and the partitioned passes: [the "

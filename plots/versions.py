@@ -213,12 +213,6 @@ def repeat_words(run, first):
     return "order reversed" if gpu_toolchains(run) != gpu_toolchains(first) else "repeat"
 
 
-def _in_run(run, first):
-    if run is first:
-        return "in the run"
-    return "in the run with the order reversed" if repeat_words(run, first) == "order reversed" else "in its repeat"
-
-
 def version_table(pairs):
     """The first PairModel's uniform rows, each later one's beside them (the appendix of one GPU)."""
     first, rest = pairs[0], pairs[1:]
