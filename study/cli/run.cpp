@@ -247,6 +247,8 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
 
   const hs::Executors ex = hs::make_executors(split_commas(opt.toolchains), opt.control, opt.device);
   const auto cases = hs::plan_cases(request, ex.all());
+  // From the plan on, a signal ends the run in the words a stopped first case ends it in.
+  hs::say_when_interrupted("histostudy: interrupted before its first case: nothing measured, nothing saved");
   if (!ex.gpu_absent.empty())
     std::cerr << "histostudy: no GPU executor (" << hs::printable(ex.gpu_absent) << "); CPU only\n";
   if (!ex.device_line.empty()) std::cerr << "histostudy: on " << hs::printable(ex.device_line) << "\n";
@@ -259,7 +261,6 @@ int run_study(const RunOptions& opt, const std::vector<std::string>& argv) {
     check_stdout();
     return 0;
   }
-  hs::say_when_interrupted("histostudy: interrupted: nothing saved");
   hs::RunRecord record = [&] {
     const hs::MeasuringStopsOnSignal stops;  // a first Ctrl-C saves what was measured
     // Each progress line in one write, so that the signal's own line never lands inside one.

@@ -83,7 +83,7 @@ std::vector<std::uint8_t> read_whole_file(const std::string& path);
 // is a write error the command reports, not a silent death. Call once, first.
 void install_signal_handlers();
 // The line those handlers write to standard error before the process dies
-// ("histostudy: interrupted: nothing saved"); "" (the default): none.
+// ("histostudy: interrupted before its first case: nothing measured, nothing saved"); "" (the default): none.
 void say_when_interrupted(const std::string& line);
 
 // While one lives, the first termination signal does not end the process:
