@@ -617,7 +617,6 @@ class Toolchain:
 class CountersGpu:
     """One GPU's profile and everything its report shows."""
     counted: Counted
-    checked: list           # [Checked] of every case that declares its counts, under every toolchain
     failures: list          # [(Case, Check)] of those that disagree with their counters
     decided: list           # [Check] of those that agree or disagree (the others not counted or not declared)
     toolchains: list        # [Toolchain], in the profile's order
@@ -635,7 +634,7 @@ def toolchain_model(counted, checked, toolchain):
 def gpu_model(counted):
     """The CountersGpu of a profile: its checks and findings, before any rendering."""
     checked = checked_cases(counted)
-    return CountersGpu(counted, checked, failures(checked), [k for c in checked for k in c.checks if k.decided],
+    return CountersGpu(counted, failures(checked), [k for c in checked for k in c.checks if k.decided],
                        [toolchain_model(counted, checked, tc) for tc in counted.toolchains()])
 
 
@@ -923,10 +922,8 @@ def compact_table(gpus):
 
     by_gpu = [(name(g), {row[0]: row for row in summary_table(g.counted, g.toolchains[0]).rows}) for g in gpus]
     labels = list(dict.fromkeys(label for _, rows in by_gpu for label in rows))
-    first = {}   # {label: KernelChecks of the first GPU that profiled it}, whose verdict leads its check cell
-    for g in gpus:
-        for k in g.toolchains[0].kernels:
-            first.setdefault(k.label, k)
+    kernels = [k for g in gpus for k in g.toolchains[0].kernels]
+    disagreeing = {k.label for k in kernels if not k.agrees}   # on any GPU
 
     def once(label, column):
         """The value once where every GPU has the same; each GPU's, named, where they differ."""
@@ -934,8 +931,8 @@ def compact_table(gpus):
         return next(iter(values.values())) if len(set(values.values())) == 1 else \
             "; ".join(f"{value} ({gpu})" for gpu, value in values.items())
 
-    lesson = {k.label for g in gpus for k in g.toolchains[0].kernels if k.lesson}
-    shown = [label for label in labels if label in lesson or not first[label].agrees]
+    lesson = {k.label for k in kernels if k.lesson}
+    shown = [label for label in labels if label in lesson or label in disagreeing]
     rows = [[label, once(label, 1), once(label, 2), once(label, 3), once(label, 6)] for label in shown]
     said = {}
     for g in gpus:

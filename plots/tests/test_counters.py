@@ -308,6 +308,16 @@ class Paper(unittest.TestCase):
             self.assertIn("## NVIDIA H100 80GB HBM3", body)
             self.assertIn("On NVIDIA H200 and NVIDIA H100 80GB HBM3: ", document.markdown(blocks))   # said once
 
+    def test_a_check_that_fails_on_the_second_gpu_only_is_shown(self):
+        other = profile(lesson_cases(floor_declared=0))
+        other["environment"]["executors"][0]["describe"]["device"]["name"] = "NVIDIA H100 80GB HBM3"
+        with TempData({"20990101T000000Z_nvidia-h200_profile.json": profile(lesson_cases(floor_declared=GRID)),
+                       "20990102T000000Z_nvidia-h100-80gb-hbm3_profile.json": other}) as d:
+            blocks = counters.counters_section(counters_of(make_all.gather(d.data)))
+        [table] = [b.table for b in blocks if isinstance(b, document.TableBlock)]
+        floor = next(r for r in table.rows if r[0] == "read_floor")
+        self.assertTrue(floor[-1].endswith("DISAGREES in 2 of 4 (NVIDIA H100 80GB HBM3)"), floor[-1])
+
     def test_a_malformed_profile_stops_the_build_naming_it(self):
         for text in ("{not json", json.dumps({"format": "histostudy-profile", "schema_version": 9}),
                      json.dumps({"format": "histostudy-profile", "schema_version": 1})):
