@@ -8,8 +8,10 @@ disagrees with its counter beyond the tolerance. The paper (./dev paper) shows i
 section of the appendix only when data/profiles/ holds a profile; without one the paper is what it was.
 
 Models first (declared against counted, the claim of C1 by the counter, bank conflicts, the bins' placement, the
-partitioned passes), then their tables and prose. Which implementation plays which part comes from the rows'
-roles or data/registry.json, never from a name. Standard library only, so the GPU machine can print it.
+partitioned passes), computed once per profile by gpu_model (the paper's part declares study_model, which
+plots/models.py calls once; the command line builds the one profile it reads); then their tables and prose, which
+only format them. Which implementation plays which part comes from the rows' roles or data/registry.json, never
+from a name. Standard library only, so the GPU machine can print it.
 """
 import argparse
 import json
@@ -46,6 +48,7 @@ NOISE_FACTOR = 3           # ... and by more than this many times the spread of 
 FOLLOWS = 0.9              # ... and follows the time over every offset when |Pearson r| is at least this
 LEVEL = 0.05               # two times within this fraction of each other are level
 CONFLICT_INPUTS = ("uniform", "one_byte")  # the bank-conflict comparison: the lesson's easy and hard input
+COMPARED_SETS = ("lesson", "gib")          # the sets whose cases are compared (the placement set is apart)
 LESSON_ROLES = ("baseline", "privatized", "reader")   # the lesson's kernels (plots/published.py, which needs numpy)
 
 # The counters read here (tools/ncu_profile.py asks for them).
@@ -175,6 +178,10 @@ class Case:
     def passes(self):
         return (self.c.get("policy") or {}).get("passes", 1)
 
+    def declared(self, count):
+        """A count its result row declares ('global_atomics', 'bytes_read', ...), or None."""
+        return (self.c.get("declared") or {}).get(count)
+
     @property
     def label(self):
         return self.c["impl"] + (f" P={self.passes}" if self.passes > 1 else "")
@@ -208,8 +215,7 @@ class Case:
         both (lane_shared's 64-bit spread entries beside 32-bit bins), else the counter width. Where the bytes are
         declared, the counted updates are the counted bytes at that width, so the global-atomics check then tests
         the declared bytes against the counter: the counters do not tell the two widths' updates apart."""
-        declared = self.c.get("declared") or {}
-        updates, nbytes = declared.get("global_atomics"), declared.get("global_atomic_bytes")
+        updates, nbytes = self.declared("global_atomics"), self.declared("global_atomic_bytes")
         if updates and nbytes:
             return nbytes / updates
         bits = (self.c.get("policy") or {}).get("counter_bits")
@@ -272,6 +278,10 @@ class Check:
         return AGREES if abs(self.counted - self.declared) <= self.tolerance * self.declared else DISAGREES
 
     @property
+    def decided(self):
+        return self.status in (AGREES, DISAGREES)
+
+    @property
     def off(self):
         """How far the declaration is outside what was counted, as a fraction of it (or the count, where 0
         is declared)."""
@@ -282,20 +292,64 @@ class Check:
 
 
 def checks(case):
-    declared = case.c.get("declared") or {}
-    return (Check("global atomics", declared.get("global_atomics"), case.counted_atomics(),
+    """(global atomics, bytes read): the case's two Checks."""
+    return (Check("global atomics", case.declared("global_atomics"), case.counted_atomics(),
                   upper=case.atomic_lanes()),
-            Check("bytes read", declared.get("bytes_read"), case.counted_bytes(), BYTES_TOLERANCE))
+            Check("bytes read", case.declared("bytes_read"), case.counted_bytes(), BYTES_TOLERANCE))
 
 
-def compared(counted, toolchain, sets=("lesson", "gib")):
-    """The cases of the declared-against-counted table, in the profile's order."""
-    return [c for c in counted.cases if c["toolchain"] == toolchain and c["set"] in sets and c.c.get("declared")]
+@dataclass(frozen=True)
+class Checked:
+    """A case that declares its counts, with its checks."""
+    case: Case
+    atomics: Check
+    read: Check
+
+    @property
+    def checks(self):
+        return self.atomics, self.read
 
 
-def failures(counted):
-    """(case, check) of every declaration, under every toolchain, that disagrees with its counter."""
-    return [(c, k) for c in counted.cases if c.c.get("declared") for k in checks(c) if k.status == DISAGREES]
+def checked_cases(counted):
+    """[Checked] of every case that declares its counts, under every toolchain, in the profile's order."""
+    return [Checked(c, *checks(c)) for c in counted.cases if c.c.get("declared")]
+
+
+def compared(checked, toolchain):
+    """The Checked of the declared-against-counted table, in the profile's order."""
+    return [k for k in checked if k.case["toolchain"] == toolchain and k.case["set"] in COMPARED_SETS]
+
+
+def failures(checked):
+    """(case, check) of every declaration of `checked` that disagrees with its counter."""
+    return [(k.case, check) for k in checked for check in k.checks if check.status == DISAGREES]
+
+
+@dataclass(frozen=True)
+class KernelChecks:
+    """One kernel's compared cases: a row of the summary table."""
+    label: str
+    first: Checked      # its case at the lesson's size (else its first), whose counts are shown
+    decided: int        # its checks decided, over every case
+    failed: int         # of those, the ones that disagree
+    agrees: bool        # at least one check decided, and none disagrees
+    lesson: bool        # one of the lesson's kernels (LESSON_ROLES)
+
+
+def kernel_checks(compared_cases):
+    """[KernelChecks] of the compared Checked, a kernel each, in the order first profiled."""
+    by_label = {}
+    for k in compared_cases:
+        by_label.setdefault(k.case.label, []).append(k)
+    found = []
+    for label, group in by_label.items():
+        checked = [check for k in group for check in k.checks]
+        decided = sum(check.decided for check in checked)
+        failed = sum(check.status == DISAGREES for check in checked)
+        found.append(KernelChecks(label, next((k for k in group if k.case["set"] == "lesson"), group[0]), decided,
+                                  failed, bool(decided) and not failed,
+                                  any(set(LESSON_ROLES) & set(k.case.roles) for k in group)))
+    return found
 
 
 # ---- model 2: claim C1, by the counter ----
@@ -322,7 +376,7 @@ def c1(counted, toolchain):
               "data/registry.json)"
         return C1(UNMEASURABLE, UNMEASURABLE, why)
     want = [(c, c["size"]) for c in base] + [(c, c["policy"]["grid"] * BINS) for c in priv]
-    declared = [(c, w, (c.c.get("declared") or {}).get("global_atomics")) for c, w in want]
+    declared = [(c, w, c.declared("global_atomics")) for c, w in want]
     counts = [(c, w, c.counted_atomics(), c.atomic_lanes()) for c, w in want]
     arithmetic = HOLDS if all(d == w for _, w, d in declared) else FAILS
     by_counter = UNMEASURABLE if any(lo is None or hi is None for _, _, lo, hi in counts) else \
@@ -330,9 +384,9 @@ def c1(counted, toolchain):
     p = priv[0]
     n_priv = p.counted_atomics()
     figures = (f"{p['impl']} at {p['size']:,} bytes, grid {p['policy']['grid']:,}: declared "
-               f"{fmt.count((p.c.get('declared') or {}).get('global_atomics'))}, counted {fmt.count(n_priv)} "
+               f"{fmt.count(p.declared('global_atomics'))}, counted {fmt.count(n_priv)} "
                f"= {p['policy']['grid']:,} x {BINS} on {len(priv)} inputs" if n_priv is not None else
-               f"{p['impl']}: declared {fmt.count((p.c.get('declared') or {}).get('global_atomics'))}; no count "
+               f"{p['impl']}: declared {fmt.count(p.declared('global_atomics'))}; no count "
                f"({_why_missing(counted, (RED_BYTES, ATOM_BYTES))})")
     b = base[0]
     if b.counted_atomics() is not None:
@@ -353,10 +407,57 @@ def conflict_cases(counted, toolchain):
     hard inputs, found by their counters (shared atomic instructions > 0)."""
     found = {}
     for c in counted.cases:
-        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib") and c["input"] in CONFLICT_INPUTS \
+        if c["toolchain"] == toolchain and c["set"] in COMPARED_SETS and c["input"] in CONFLICT_INPUTS \
                 and (c.run(SHARED_INST) or 0) > 0:
             found.setdefault((c.label, c["size"]), {})[c["input"]] = c
     return {k: v for k, v in found.items() if len(v) == len(CONFLICT_INPUTS)}
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A kernel with shared-memory atomics at one size, on the easy input and on the hard one (CONFLICT_INPUTS)."""
+    label: str
+    size: int
+    cases: tuple          # (its case on the easy input, on the hard one)
+    per_byte: tuple       # bank conflicts per input byte on each, or None
+    per_atomic: tuple     # wavefronts per warp-level shared atomic on each, or None
+    time_ratio: object    # the easy input's time over the hard one's, or None
+    lesson: bool          # the lesson's kernel or one of its one-pass rivals
+
+    @property
+    def measured(self):
+        return None not in self.per_byte + self.per_atomic
+
+
+@dataclass(frozen=True)
+class Conflicts:
+    """A toolchain's bank conflicts, the easy input against the hard one."""
+    cases: list           # [Conflict] of every kernel found: the table's rows
+    shown: list           # [Conflict] the prose tells: the measured ones, the lesson's where any of those is measured
+    reverses_the_lesson: bool   # the easy input meets the conflicts, not the hard one
+    slower: list          # [Conflict] of those shown whose input with the conflicts is the slower one
+    level: list           # [Conflict] of those shown whose inputs take the same time, the conflicts differing
+
+
+def conflict(label, size, by_input):
+    """The Conflict of a kernel at one size, of its cases {input: case}."""
+    cases = tuple(by_input[i] for i in CONFLICT_INPUTS)
+    easy, hard = cases
+    lesson_roles = {"privatized", "contender"}  # the lesson's kernel and its one-pass rivals
+    return Conflict(label, size, cases, tuple(c.per_byte(SHARED_CONFLICTS) for c in cases),
+                    tuple(c.per_instruction(SHARED_WAVEFRONTS) for c in cases), _ratio(easy.ms(), hard.ms()),
+                    any(lesson_roles & set(c.roles) and c.passes == 1 for c in cases))
+
+
+def bank_conflicts(counted, toolchain):
+    """The Conflicts of a toolchain's kernels with shared-memory atomics."""
+    found = [conflict(label, size, by) for (label, size), by in conflict_cases(counted, toolchain).items()]
+    measured = [c for c in found if c.measured]
+    shown = [c for c in measured if c.lesson] or measured
+    apart = [c for c in shown if c.per_byte[0] > 2 * c.per_byte[1]]   # the easy input's over twice the hard one's
+    return Conflicts(found, shown, bool(apart) and all(c.per_byte[0] >= c.per_byte[1] for c in shown),
+                     [c for c in apart if c.time_ratio and c.time_ratio > 1 + LEVEL],
+                     [c for c in apart if c.time_ratio and abs(c.time_ratio - 1) <= LEVEL])
 
 
 # ---- model 4: the bins' placement ----
@@ -378,7 +479,9 @@ class Placement:
     by_offset: dict            # {offset: Case}
     fastest: int
     slowest: int
+    values: dict               # {offset: (each of PLACEMENT_COUNTERS' values, or None)}
     movers: list               # [Mover]
+    follows: bool              # a counter that moves follows the time over every offset (|r| >= FOLLOWS)
 
     def ms(self, offset):
         return self.by_offset[offset].ms()
@@ -398,14 +501,16 @@ def _share(fraction):
     return fmt.pct(_pct(fraction))
 
 
-# (what it is, its value for a case, the summed counter whose run-to-run spread is its noise, its cell)
+# (what it is, its value for a case, the summed counter whose run-to-run spread is its noise, its cell, its column
+# in the placement table or None)
 PLACEMENT_COUNTERS = (
-    ("reduction requests reaching L2", lambda c: c.run(L2_RED_REQUESTS), L2_RED_REQUESTS, _n),
-    ("reduction sectors at L2", lambda c: c.run(L2_RED_SECTORS), L2_RED_SECTORS, _n),
-    ("the busiest L2 slice's share of the reduction sectors", _busiest_share, L2_RED_SECTORS, _share),
-    ("the busiest slice's atomic unit busy", _atomic_unit_busy, L2_RED_REQUESTS, _share),
-    ("requests crossing between the L2 partitions", lambda c: c.run(FABRIC), FABRIC, _n),
-    ("DRAM bytes written", lambda c: c.run(DRAM_WRITE), DRAM_WRITE, _n),
+    ("reduction requests reaching L2", lambda c: c.run(L2_RED_REQUESTS), L2_RED_REQUESTS, _n, "L2 reduction requests"),
+    ("reduction sectors at L2", lambda c: c.run(L2_RED_SECTORS), L2_RED_SECTORS, _n, "sectors"),
+    ("the busiest L2 slice's share of the reduction sectors", _busiest_share, L2_RED_SECTORS, _share,
+     "busiest slice's share"),
+    ("the busiest slice's atomic unit busy", _atomic_unit_busy, L2_RED_REQUESTS, _share, "its atomic unit busy"),
+    ("requests crossing between the L2 partitions", lambda c: c.run(FABRIC), FABRIC, _n, "requests across partitions"),
+    ("DRAM bytes written", lambda c: c.run(DRAM_WRITE), DRAM_WRITE, _n, None),
 )
 
 
@@ -430,28 +535,112 @@ def placement(counted, toolchain):
         return None
     fastest = min(by_offset, key=lambda o: by_offset[o].ms())
     slowest = max(by_offset, key=lambda o: by_offset[o].ms())
-    times = [by_offset[o].ms() for o in sorted(by_offset)]
+    offsets = sorted(by_offset)
+    values = {o: tuple(value(by_offset[o]) for _, value, _, _, _ in PLACEMENT_COUNTERS) for o in offsets}
+    times = [by_offset[o].ms() for o in offsets]
     movers = []
-    for words, value, metric, show in PLACEMENT_COUNTERS:
-        a, b = value(by_offset[fastest]), value(by_offset[slowest])
+    for n, (words, _, metric, show, _) in enumerate(PLACEMENT_COUNTERS):
+        a, b = values[fastest][n], values[slowest][n]
         if a is None or b is None:
             continue
         noise = max((by_offset[o].spread(metric) or 0) for o in (fastest, slowest))
         differs = abs(a - b) / max(abs(a), abs(b)) if max(abs(a), abs(b)) else 0.0
-        r = _pearson([value(by_offset[o]) for o in sorted(by_offset)], times)
+        r = _pearson([values[o][n] for o in offsets], times)
         movers.append(Mover(words, show, a, b, differs > max(MOVES, NOISE_FACTOR * noise), r))
-    return Placement(impl, input, by_offset, fastest, slowest, movers)
+    follows = any(m.moves and m.r is not None and abs(m.r) >= FOLLOWS for m in movers)
+    return Placement(impl, input, by_offset, fastest, slowest, values, movers, follows)
 
 
 # ---- model 5: partitioned, bytes read per pass ----
 
+@dataclass(frozen=True)
+class Pass:
+    """One pass count of a partitioned kernel: what its run reads and takes, in all and per pass."""
+    passes: int
+    case: Case
+    declared: object        # bytes read declared (P x N), or None
+    read: object            # bytes read counted, or None
+    per_pass: object        # those over the passes, or None
+    per_input: object       # per pass over the input's size (1: each pass reads the input once), or None
+    dram_per_pass: object   # DRAM bytes read per pass, or None
+    ms_per_pass: object     # the run's time per pass, or None
+
+
+@dataclass(frozen=True)
+class PassSeries:
+    """An implementation on one input and size, profiled at two or more pass counts."""
+    impl: str
+    input: str
+    size: int
+    passes: list            # [Pass], fewest passes first
+
+
+def per_pass(passes, case):
+    """The Pass of a case run at `passes` passes."""
+    read = case.counted_bytes()
+    return Pass(passes, case, case.declared("bytes_read"), read, _ratio(read, passes),
+                _ratio(_ratio(read, passes), case["size"]), _ratio(case.run(DRAM_READ), passes),
+                _ratio(case.ms(), passes))
+
+
 def pass_series(counted, toolchain):
-    """{(implementation, input, size): {P: case}} of every implementation profiled at two or more pass counts."""
+    """[PassSeries] of every implementation profiled at two or more pass counts."""
     found = {}
     for c in counted.cases:
-        if c["toolchain"] == toolchain and c["set"] in ("lesson", "gib"):
+        if c["toolchain"] == toolchain and c["set"] in COMPARED_SETS:
             found.setdefault((c["impl"], c["input"], c["size"]), {})[c.passes] = c
-    return {k: v for k, v in found.items() if len(v) >= 2}
+    return [PassSeries(impl, input, size, [per_pass(p, by[p]) for p in sorted(by)])
+            for (impl, input, size), by in found.items() if len(by) >= 2]
+
+
+def each_pass_reads_the_input(series):
+    """Every pass counted reads the input once, within BYTES_TOLERANCE."""
+    return all(abs(p.per_input - 1) <= BYTES_TOLERANCE for s in series for p in s.passes if p.per_input is not None)
+
+
+# ---- a profile's model: every model above, computed once ----
+
+@dataclass(frozen=True)
+class Toolchain:
+    """What a profile's cases under one toolchain show."""
+    name: str
+    compared: list          # [Checked] of the declared-against-counted table
+    kernels: list           # [KernelChecks]: those, a kernel each
+    c1: C1
+    conflicts: Conflicts
+    placement: object       # Placement, or None
+    passes: list            # [PassSeries]
+    each_pass_reads_the_input: bool
+
+
+@dataclass(frozen=True)
+class CountersGpu:
+    """One GPU's profile and everything its report shows."""
+    counted: Counted
+    failures: list          # [(Case, Check)] of those that disagree with their counters
+    decided: list           # [Check] of those that agree or disagree (the others not counted or not declared)
+    toolchains: list        # [Toolchain], in the profile's order
+
+
+def toolchain_model(counted, checked, toolchain):
+    """The Toolchain of a profile's cases under `toolchain`; checked: the profile's Checked."""
+    found = compared(checked, toolchain)
+    series = pass_series(counted, toolchain)
+    return Toolchain(toolchain, found, kernel_checks(found), c1(counted, toolchain),
+                     bank_conflicts(counted, toolchain), placement(counted, toolchain), series,
+                     each_pass_reads_the_input(series))
+
+
+def gpu_model(counted):
+    """The CountersGpu of a profile: its checks and findings, before any rendering."""
+    checked = checked_cases(counted)
+    return CountersGpu(counted, failures(checked), [k for c in checked for k in c.checks if k.decided],
+                       [toolchain_model(counted, checked, tc) for tc in counted.toolchains()])
+
+
+def study_model(study):
+    """[CountersGpu] of the Study's profiles that hold cases: the newest of each GPU."""
+    return [gpu_model(c) for c in study.counted if c.cases]
 
 
 # ---- tables ----
@@ -496,9 +685,10 @@ def missing_note(counted):
 
 
 def declared_table(counted, toolchain):
+    """Every compared case of a Toolchain, its declared counts beside the counted ones."""
     rows = []
-    for c in compared(counted, toolchain):
-        atomics, read = checks(c)
+    for k in toolchain.compared:
+        c, atomics, read = k.case, k.atomics, k.read
         rows.append([c.label, c["input"], fmt.count(c["size"]), fmt.count(atomics.declared),
                      _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
                      _cell(counted, c.l2_requests(), (L2_RED_REQUESTS, L2_ATOM_REQUESTS)), _check_cell(atomics),
@@ -510,38 +700,35 @@ def declared_table(counted, toolchain):
              "Occupancy: achieved, the run's longest kernel (`sm__warps_active` over its peak); ms: the kernels' "
              "durations summed over a run, under the profiler."]
     notes += [n for n in (missing_note(counted),) if n]
-    return Table(f"Declared against counted, {toolchain}: every implementation", [
+    return Table(f"Declared against counted, {toolchain.name}: every implementation", [
         "kernel", "input", "bytes", "atomics declared", "counted", "L2 requests", "check", "bytes read declared",
         "counted", "DRAM read", "check", "ms", "occupancy"], rows, notes, align="ll" + "r" * 11)
 
 
+def _verdict_cell(kernel):
+    if kernel.agrees:
+        return f"agrees in {kernel.decided} of {kernel.decided}"
+    return f"DISAGREES in {kernel.failed} of {kernel.decided}" if kernel.failed else "not decided"
+
+
 def summary_table(counted, toolchain):
     """One row per kernel at the lesson's size on its first input, the checks over every case of the kernel."""
-    cases = compared(counted, toolchain)
-    rows, seen = [], {}
-    for c in cases:
-        seen.setdefault(c.label, []).append(c)
-    for label, group in seen.items():
-        first = next((c for c in group if c["set"] == "lesson"), group[0])
-        atomics, read = checks(first)
-        statuses = [k.status for c in group for k in checks(c)]
-        failed = statuses.count(DISAGREES)
-        decided = sum(s in (AGREES, DISAGREES) for s in statuses)
-        verdict = f"agrees in {decided} of {decided}" if decided and not failed else \
-            f"DISAGREES in {failed} of {decided}" if failed else "not decided"
-        rows.append([label, fmt.count(atomics.declared), _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
+    rows = []
+    for k in toolchain.kernels:
+        atomics, read = k.first.atomics, k.first.read
+        rows.append([k.label, fmt.count(atomics.declared), _cell(counted, atomics.counted, (RED_BYTES, ATOM_BYTES)),
                      fmt.count(read.declared), _cell(counted, read.counted, (L2_READ,)),
-                     _cell(counted, first.ms(), (TIME,), fmt.ms), verdict])
-    notes = [counts_note(cases, "ms: its kernels' durations under the profiler, clocks left alone; ")] \
+                     _cell(counted, k.first.case.ms(), (TIME,), fmt.ms), _verdict_cell(k)])
+    notes = [counts_note(toolchain.compared, "ms: its kernels' durations under the profiler, clocks left alone; ")] \
         + [n for n in (missing_note(counted),) if n]
-    return Table(f"Declared against counted ({toolchain}, {counted.gpu().get('name', 'the GPU')})",
+    return Table(f"Declared against counted ({toolchain.name}, {counted.gpu().get('name', 'the GPU')})",
                  ["kernel", "global atomics declared", "counted", "bytes read declared", "counted", "ms", "check"],
                  rows, notes)
 
 
 def where_counted(cases, ms_words=""):
-    """Which case the counts are of, and what the check covers."""
-    first = cases[0] if cases else None
+    """Which case the counts are of, and what the check covers; cases: [Checked]."""
+    first = cases[0].case if cases else None
     where = f"{first['input']} at {first['size']:,} bytes" if first else "no case"
     return (f"Counts of one run on {where}; {ms_words}the check over every input and size profiled ({len(cases)} "
             "cases).")
@@ -553,17 +740,13 @@ def counts_note(cases, ms_words=""):
 
 
 def conflicts_table(counted, toolchain):
-    rows = []
-    for (label, size), by in conflict_cases(counted, toolchain).items():
-        u, o = by[CONFLICT_INPUTS[0]], by[CONFLICT_INPUTS[1]]
-        rows.append([label, fmt.size_words(size)] + [
-            _cell(counted, c.per_byte(SHARED_CONFLICTS), (SHARED_CONFLICTS,), lambda v: f"{v:.4f}") for c in (u, o)]
-            + [_cell(counted, c.per_instruction(SHARED_WAVEFRONTS), (SHARED_WAVEFRONTS,), lambda v: f"{v:.2f}")
-               for c in (u, o)]
-            + [_cell(counted, c.ms(), (TIME,), fmt.ms) for c in (u, o)]
-            + [fmt.ratio(_ratio(u.ms(), o.ms()), 2)])
+    rows = [[x.label, fmt.size_words(x.size)]
+            + [_cell(counted, v, (SHARED_CONFLICTS,), lambda v: f"{v:.4f}") for v in x.per_byte]
+            + [_cell(counted, v, (SHARED_WAVEFRONTS,), lambda v: f"{v:.2f}") for v in x.per_atomic]
+            + [_cell(counted, c.ms(), (TIME,), fmt.ms) for c in x.cases] + [fmt.ratio(x.time_ratio, 2)]
+            for x in toolchain.conflicts.cases]
     a, b = CONFLICT_INPUTS
-    return Table(f"Shared-memory bank conflicts, {a} against {b} ({toolchain})",
+    return Table(f"Shared-memory bank conflicts, {a} against {b} ({toolchain.name})",
                  ["kernel", "size", f"conflicts/byte {a}", b, f"wavefronts/atomic {a}", b, f"ms {a}", b,
                   f"time {a}/{b}"], rows,
                  [f"Conflicts: `{SHARED_CONFLICTS}` per input byte; wavefronts/atomic: `{SHARED_WAVEFRONTS}` per "
@@ -572,28 +755,21 @@ def conflicts_table(counted, toolchain):
 
 
 def placement_table(model, toolchain):
-    offsets = sorted(model.by_offset)
-    rows = [[f"{o:,}", fmt.ms(model.ms(o)),
-             _n(model.by_offset[o].run(L2_RED_REQUESTS)), _n(model.by_offset[o].run(L2_RED_SECTORS)),
-             _share(_busiest_share(model.by_offset[o])), _share(_atomic_unit_busy(model.by_offset[o])),
-             _n(model.by_offset[o].run(FABRIC))] for o in offsets]
+    """A Placement's offsets, each with its time and the counters that have a column (PLACEMENT_COUNTERS)."""
+    columns = [(n, show, column) for n, (_, _, _, show, column) in enumerate(PLACEMENT_COUNTERS) if column]
+    rows = [[f"{o:,}", fmt.ms(model.ms(o))] + [show(values[n]) for n, show, _ in columns]
+            for o, values in model.values.items()]
     return Table(f"{model.impl} on {model.input} bytes at each bins offset ({toolchain})",
-                 ["bins offset (bytes past 2 MiB)", "ms", "L2 reduction requests", "sectors", "busiest slice's share",
-                  "its atomic unit busy", "requests across partitions"], rows,
+                 ["bins offset (bytes past 2 MiB)", "ms"] + [column for _, _, column in columns], rows,
                  [f"Busiest slice's share: `{L2_RED_SECTORS_MAX}` over the sum; its atomic unit busy: "
                   f"`{ATOMIC_BUSY_MAX}` over `{L2_CYCLES}`; across partitions: `{FABRIC}` (every kind of request)."])
 
 
-def passes_table(counted, series):
-    rows = []
-    for (impl, input, size), by in series.items():
-        for p in sorted(by):
-            c = by[p]
-            read, dram = c.counted_bytes(), c.run(DRAM_READ)
-            rows.append([f"{impl} P={p}", input, fmt.size_words(size), fmt.count(checks(c)[1].declared), _n(read),
-                         _n(read / p if read is not None else None), fmt.ratio(_ratio(read, p * size), 3),
-                         _n(dram / p if dram is not None else None), fmt.ms(c.ms()),
-                         fmt.ms(c.ms() / p if c.ms() is not None else None)])
+def passes_table(series):
+    """Each pass count of [PassSeries]: the bytes read, in all and per pass, and the time."""
+    rows = [[f"{s.impl} P={p.passes}", s.input, fmt.size_words(s.size), fmt.count(p.declared), _n(p.read),
+             _n(p.per_pass), fmt.ratio(p.per_input, 3), _n(p.dram_per_pass), fmt.ms(p.case.ms()),
+             fmt.ms(p.ms_per_pass)] for s in series for p in s.passes]
     return Table("Bytes read per pass", ["kernel", "input", "size", "declared (P x N)", "counted", "per pass",
                                          "per pass / N", "DRAM read per pass", "ms", "ms per pass"], rows,
                  ["Counted: the L2 sectors the SMs read, 32 bytes each, over the run's P launches; DRAM: the profiler "
@@ -616,11 +792,11 @@ def intro(counted):
             "(study/driver/registry.cpp) as the profiled run's result rows state them.")
 
 
-def checks_prose(counted):
-    failed = failures(counted)
-    decided = [k for c in counted.cases if c.c.get("declared") for k in checks(c) if k.status in (AGREES, DISAGREES)]
+def checks_prose(gpu):
+    """A CountersGpu's checks in a paragraph: how many agree, and the failing ones."""
+    failed, decided = gpu.failures, gpu.decided
     if not decided:
-        return "No declaration could be checked: " + (_why_missing(counted, (RED_BYTES, L2_READ)) + ".")
+        return "No declaration could be checked: " + (_why_missing(gpu.counted, (RED_BYTES, L2_READ)) + ".")
     text = (f"Of {len(decided)} declarations checked (global atomics and bytes read, every case and toolchain), "
             f"{len(decided) - len(failed)} agree with their counters.")
     if failed:
@@ -631,50 +807,38 @@ def checks_prose(counted):
     return text
 
 
-def c1_prose(counted, toolchain):
-    claim = c1(counted, toolchain)
-    return (f"**C1** (privatization cuts global atomic updates by exactly blocks x bins), {toolchain}: by "
+def c1_prose(toolchain):
+    claim = toolchain.c1
+    return (f"**C1** (privatization cuts global atomic updates by exactly blocks x bins), {toolchain.name}: by "
             f"arithmetic, {claim.by_arithmetic}; by the counter, {claim.by_counter} ({claim.figures}).")
 
 
 def conflicts_prose(counted, toolchain):
-    found = conflict_cases(counted, toolchain)
-    if not found:
+    """A Toolchain's bank conflicts in a paragraph, easy input against hard."""
+    found = toolchain.conflicts
+    if not found.cases:
         return (f"Bank conflicts: no kernel with shared-memory atomics was profiled on both {CONFLICT_INPUTS[0]} and "
                 f"{CONFLICT_INPUTS[1]}" + (f" ({_why_missing(counted, (SHARED_INST,))})" if SHARED_INST in
                                          counted.missing() else "") + ".")
-    a, b = CONFLICT_INPUTS
-    parts = []
-    for (label, size), by in found.items():
-        u, o = by[a], by[b]
-        cu, co = u.per_byte(SHARED_CONFLICTS), o.per_byte(SHARED_CONFLICTS)
-        wu, wo = u.per_instruction(SHARED_WAVEFRONTS), o.per_instruction(SHARED_WAVEFRONTS)
-        if None in (cu, co, wu, wo):
-            continue
-        parts.append((label, size, cu, co, wu, wo, _ratio(u.ms(), o.ms())))
-    if not parts:
+    if not found.shown:
         return f"Bank conflicts: {_why_missing(counted, (SHARED_CONFLICTS, SHARED_WAVEFRONTS))}."
-    lesson_roles = ("privatized", "contender")  # the lesson's kernel and its one-pass rivals
-    shown = [p for p in parts if any(set(c.roles) & set(lesson_roles) and c.passes == 1
-                                     for c in found[(p[0], p[1])].values())] or parts
+    a, b = CONFLICT_INPUTS
     text = ("Why the input changes a shared-memory histogram: " + "; ".join(
-        f"{label} at {fmt.size_words(size)} meets {cu:.4f} bank conflicts per byte on {a} and {co:.4f} on {b}, "
-        f"its warps' shared atomics taking {wu:.2f} and {wo:.2f} wavefronts each"
-        for label, size, cu, co, wu, wo, _ in shown) + ". A warp whose lanes all update one address is served "
-        f"in one pass; lanes spread over {BINS} bins collide in the banks.")
-    if any(cu > 2 * co for _, _, cu, co, _, _, _ in shown) and all(cu >= co for _, _, cu, co, _, _, _ in shown):
+        f"{x.label} at {fmt.size_words(x.size)} meets {x.per_byte[0]:.4f} bank conflicts per byte on {a} and "
+        f"{x.per_byte[1]:.4f} on {b}, its warps' shared atomics taking {x.per_atomic[0]:.2f} and "
+        f"{x.per_atomic[1]:.2f} wavefronts each" for x in found.shown) + ". A warp whose lanes all update one address "
+        f"is served in one pass; lanes spread over {BINS} bins collide in the banks.")
+    if found.reverses_the_lesson:
         text += (f" The lesson's story makes {b} the hard input, every thread contending for one counter; for shared "
                  f"memory these counters show the reverse: the bank conflicts are {a}'s.")
-    slower = [p for p in shown if p[6] and p[6] > 1 + LEVEL and p[2] > 2 * p[3]]
-    level = [p for p in shown if p[6] and abs(p[6] - 1) <= LEVEL and p[2] > 2 * p[3]]
-    if slower:
+    if found.slower:
         text += (" The input with the conflicts is the slower one for " + ", ".join(
-            f"{p[0]} at {fmt.size_words(p[1])} ({fmt.ratio(p[6], 2)})" for p in slower)
+            f"{x.label} at {fmt.size_words(x.size)} ({fmt.ratio(x.time_ratio, 2)})" for x in found.slower)
             + ": the counters agree with the explanation that conflicts, not contention for one counter, set the "
               "time (a correlation the counters show, not a proof).")
-    if level:
+    if found.level:
         text += (f" Both inputs take the same time (within {LEVEL:.0%}) for "
-                 + fmt.and_list([f"{p[0]} at {fmt.size_words(p[1])}" for p in level])
+                 + fmt.and_list([f"{x.label} at {fmt.size_words(x.size)}" for x in found.level])
                  + ", although the conflicts differ: there they are hidden behind another limit, which these "
                    "counters do not name.")
     return text
@@ -695,8 +859,7 @@ def placement_prose(model):
             + (f" (r = {m.r:.2f} with the time over every offset)" if m.r is not None else "") for m in moved) + "."
     if steady:
         text += " Unchanged within the runs' spread: " + ", ".join(m.words for m in steady) + "."
-    following = [m for m in moved if m.r is not None and abs(m.r) >= FOLLOWS]
-    if following:
+    if model.follows:
         text += (" So the offset changes how the L2 serves the reductions, as the counters above show; that this "
                  "sets the time is a correlation over the offsets, not a proof.")
     else:
@@ -705,71 +868,62 @@ def placement_prose(model):
     return text
 
 
-def passes_prose(counted, series):
-    if not series:
+def passes_prose(counted, toolchain):
+    """A Toolchain's partitioned passes in a paragraph: the bytes each pass reads, over the input."""
+    if not toolchain.passes:
         return "Bytes read per pass: no implementation was profiled at two or more pass counts."
-    parts = []
-    for (impl, input, size), by in series.items():
-        per = [_ratio(c.counted_bytes() / p if c.counted_bytes() is not None else None, size) for p, c in by.items()]
-        per = [x for x in per if x is not None]
-        if per:
-            parts.append(f"{impl} on {input} at {fmt.size_words(size)} reads {fmt.value_range(per, 3, 'x')} the "
-                         f"input per pass at P = {', '.join(map(str, sorted(by)))}")
+    parts = [f"{s.impl} on {s.input} at {fmt.size_words(s.size)} reads "
+             f"{fmt.value_range([p.per_input for p in s.passes], 3, 'x')} the input per pass at "
+             f"P = {', '.join(str(p.passes) for p in s.passes)}"
+             for s in toolchain.passes if any(p.per_input is not None for p in s.passes)]
     if not parts:
         return f"Bytes read per pass: {_why_missing(counted, (L2_READ,))}."
-    within = all(abs(x - 1) <= BYTES_TOLERANCE for (impl, input, size), by in series.items() for p, c in by.items()
-                 for x in [_ratio(c.counted_bytes() / p if c.counted_bytes() is not None else None, size)]
-                 if x is not None)
     return ("Partitioned passes, counted: " + "; ".join(parts) + "." + (
-        " Each pass reads the whole input again: the declared P x N bytes is what the SMs fetch." if within else
+        " Each pass reads the whole input again: the declared P x N bytes is what the SMs fetch."
+        if toolchain.each_pass_reads_the_input else
         f" Some pass reads more or less than the input (beyond {BYTES_TOLERANCE:.0%}): the declared P x N is not "
         "what the SMs fetch there."))
 
 
 # ---- the paper ----
 
-def report_blocks(counted, back=(), level=1):
-    """The report; `back`: blocks under its title (the paper's link back to the appendix); level 2: a further
-    GPU's part of the paper's report, titled by its GPU."""
+def report_blocks(gpu, back=(), level=1):
+    """The report of a CountersGpu; `back`: blocks under its title (the paper's link back to the appendix); level 2:
+    a further GPU's part of the paper's report, titled by its GPU."""
+    counted = gpu.counted
     title = "Counted, not declared: the hardware counters" if level == 1 else counted.gpu().get("name", "Another GPU")
-    blocks = [Heading(title, level), *back, Para(intro(counted)), Para(checks_prose(counted))]
-    for tc in counted.toolchains():
-        series = pass_series(counted, tc)
-        model = placement(counted, tc)
-        blocks += [Heading(tc, level + 1), Para(c1_prose(counted, tc)), TableBlock(declared_table(counted, tc)),
+    blocks = [Heading(title, level), *back, Para(intro(counted)), Para(checks_prose(gpu))]
+    for tc in gpu.toolchains:
+        blocks += [Heading(tc.name, level + 1), Para(c1_prose(tc)), TableBlock(declared_table(counted, tc)),
                    Heading("Bank conflicts", level + 2), Para(conflicts_prose(counted, tc)),
                    TableBlock(conflicts_table(counted, tc)), Heading("Where the bins lie", level + 2),
-                   Para(placement_prose(model))]
-        if model:
-            blocks.append(TableBlock(placement_table(model, tc)))
-        blocks += [Heading("Bytes read per pass", level + 2), Para(passes_prose(counted, series))]
-        if series:
-            blocks.append(TableBlock(passes_table(counted, series)))
+                   Para(placement_prose(tc.placement))]
+        if tc.placement:
+            blocks.append(TableBlock(placement_table(tc.placement, tc.name)))
+        blocks += [Heading("Bytes read per pass", level + 2), Para(passes_prose(counted, tc))]
+        if tc.passes:
+            blocks.append(TableBlock(passes_table(tc.passes)))
     return blocks
 
 
-def brief_blocks(counted):
+def brief_blocks(gpu):
     """What a terminal needs after a collection: the checks, C1, the summary table, the three findings."""
-    tc = counted.toolchains()[0]
-    return [Para(intro(counted)), Para(checks_prose(counted)), Para(c1_prose(counted, tc)),
-            TableBlock(summary_table(counted, tc)), Para(conflicts_prose(counted, tc)),
-            Para(placement_prose(placement(counted, tc))), Para(passes_prose(counted, pass_series(counted, tc)))]
+    counted, tc = gpu.counted, gpu.toolchains[0]
+    return [Para(intro(counted)), Para(checks_prose(gpu)), Para(c1_prose(tc)), TableBlock(summary_table(counted, tc)),
+            Para(conflicts_prose(counted, tc)), Para(placement_prose(tc.placement)), Para(passes_prose(counted, tc))]
 
 
-def _profiled(study):
-    """The study's profiles that hold cases: the newest of each GPU."""
-    return [c for c in study.counted if c.cases]
+def compact_table(gpus):
+    """The appendix's table of [CountersGpu]: the lesson's kernels' declared global atomics and bytes read beside
+    what the counters saw (and every kernel's whose check does not agree), a value once where every profiled GPU saw
+    the same and each GPU's, named, where not; the check over every case."""
+    def name(g):
+        return g.counted.gpu().get("name", "the GPU")
 
-
-def compact_table(profiled):
-    """The appendix's table: the lesson's kernels' declared global atomics and bytes read beside what the counters
-    saw (and every kernel's whose check does not agree), a value once where every profiled GPU saw the same and each
-    GPU's, named, where not; the check over every case."""
-    def name(c):
-        return c.gpu().get("name", "the GPU")
-
-    by_gpu = [(name(c), {row[0]: row for row in summary_table(c, c.toolchains()[0]).rows}) for c in profiled]
+    by_gpu = [(name(g), {row[0]: row for row in summary_table(g.counted, g.toolchains[0]).rows}) for g in gpus]
     labels = list(dict.fromkeys(label for _, rows in by_gpu for label in rows))
+    kernels = [k for g in gpus for k in g.toolchains[0].kernels]
+    disagreeing = {k.label for k in kernels if not k.agrees}   # on any GPU
 
     def once(label, column):
         """The value once where every GPU has the same; each GPU's, named, where they differ."""
@@ -777,21 +931,20 @@ def compact_table(profiled):
         return next(iter(values.values())) if len(set(values.values())) == 1 else \
             "; ".join(f"{value} ({gpu})" for gpu, value in values.items())
 
-    lesson = {c.label for counted in profiled for c in compared(counted, counted.toolchains()[0])
-              if set(LESSON_ROLES) & set(c.roles)}
-    shown = [label for label in labels if label in lesson or not once(label, 6).startswith("agrees")]
+    lesson = {k.label for k in kernels if k.lesson}
+    shown = [label for label in labels if label in lesson or label in disagreeing]
     rows = [[label, once(label, 1), once(label, 2), once(label, 3), once(label, 6)] for label in shown]
     said = {}
-    for c in profiled:
-        for note in (where_counted(compared(c, c.toolchains()[0])), missing_note(c)):
+    for g in gpus:
+        for note in (where_counted(g.toolchains[0].compared), missing_note(g.counted)):
             if note:
-                said.setdefault(note, []).append(name(c))
-    notes = [f"{fmt.and_list(gpus)}: {note}" if len(profiled) > 1 else note for note, gpus in said.items()]
+                said.setdefault(note, []).append(name(g))
+    notes = [f"{fmt.and_list(named)}: {note}" if len(gpus) > 1 else note for note, named in said.items()]
     notes.append(f"Check: declared global atomics lie between the counters' two bounds (the addresses updated, and "
                  f"{WARP} lanes an instruction), bytes read within {BYTES_TOLERANCE:.0%}. Shown: the lesson's kernels "
                  f"and any check not agreeing ({fmt.plural(len(labels) - len(shown), 'other kernel')} agree). Every "
                  "kernel, the rule in full, the bytes counted and each kernel's time: the counters report.")
-    toolchains = ", ".join(dict.fromkeys(c.toolchains()[0] for c in profiled))
+    toolchains = ", ".join(dict.fromkeys(g.toolchains[0].name for g in gpus))
     return Table(f"Declared against counted ({toolchains}, {fmt.and_list([gpu for gpu, _ in by_gpu])})",
                  ["kernel", "global atomics declared", "counted", "bytes read declared", "check"], rows, notes,
                  align="lrrrl")
@@ -801,12 +954,12 @@ def counters_section(m):
     """The appendix's part: the checks and C1 by the counter in a paragraph (once for the GPUs where they read the
     same); the declared counts beside each GPU's counted ones for every implementation in one table; nothing
     without a profile."""
-    profiled = _profiled(m.study)
+    profiled = m.of(REPORT)
     if not profiled:
         return []
     said = {}
-    for counted in profiled:
-        said.setdefault(checks_prose(counted), []).append(counted.gpu().get("name", "a GPU"))
+    for g in profiled:
+        said.setdefault(checks_prose(g), []).append(g.counted.gpu().get("name", "a GPU"))
     prose = " ".join(f"On {fmt.and_list(gpus)}: {text}" if len(profiled) > 1 else text for text, gpus in said.items())
     table = compact_table(profiled)
     return [Heading("Counted, not declared", 3),
@@ -818,11 +971,11 @@ def counters_section(m):
 def counters_report(m):
     """The counters report, a part per profiled GPU; [] without a profile."""
     back = (Para("Part of [the appendix](../appendix.md)."),)
-    return [b for n, c in enumerate(_profiled(m.study))
-            for b in report_blocks(c, back if n == 0 else (), level=1 if n == 0 else 2)]
+    return [b for n, g in enumerate(m.of(REPORT))
+            for b in report_blocks(g, back if n == 0 else (), level=1 if n == 0 else 2)]
 
 
-PART = Part(REPORT, section=counters_section, report=counters_report)
+PART = Part(REPORT, section=counters_section, report=counters_report, model=study_model)
 
 
 def main(argv=None):
@@ -842,13 +995,14 @@ def main(argv=None):
     if counted is None:
         print("counters: no profile in data/profiles/ (make one on a GPU with ./dev profile)", file=sys.stderr)
         return 1
-    blocks = brief_blocks(counted) if args.brief and counted.cases else report_blocks(counted)
+    gpu = gpu_model(counted)
+    blocks = brief_blocks(gpu) if args.brief and counted.cases else report_blocks(gpu)
     if args.text:
         out = "\n".join(b.table.text() if isinstance(b, TableBlock) else getattr(b, "text", "") for b in blocks)
     else:
         out = markdown(blocks)
     output.write_stdout(out + "\n")
-    failed = failures(counted)
+    failed = gpu.failures
     if failed:
         print(f"counters: {len(failed)} declarations disagree with their counters", file=sys.stderr)
     return 1 if failed else 0

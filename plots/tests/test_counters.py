@@ -128,27 +128,37 @@ def counted_of(doc, registry=REGISTRY):
         return d.load()
 
 
+def toolchain(counted, name="nvcc 13.0"):
+    """The counters model of a profile's cases under one toolchain."""
+    return next(t for t in counters.gpu_model(counted).toolchains if t.name == name)
+
+
+def counters_of(study):
+    """The Models as the counters' renderers read them (Models.of), the other parts' models left out."""
+    return types.SimpleNamespace(of={counters.REPORT: counters.study_model(study)}.__getitem__)
+
+
 class DeclaredAgainstCounted(unittest.TestCase):
     def test_the_synthetic_profile_fits_the_schema(self):
         jsonschema.validate(profile(lesson_cases() + [placement_case(0, 10, 0.25)]), SCHEMA)
 
     def test_a_declaration_off_its_counter_fails_the_check(self):
         c = counted_of(profile(lesson_cases(floor_declared=0)))
-        failed = counters.failures(c)
+        failed = counters.gpu_model(c).failures
         self.assertEqual({(case["impl"], check.what) for case, check in failed}, {("read_floor", "global atomics")})
-        table = counters.declared_table(c, "nvcc 13.0")
+        table = counters.declared_table(c, toolchain(c))
         self.assertEqual(len(table.rows), len(lesson_cases()))
         floor = next(r for r in table.rows if r[0] == "read_floor")
         self.assertIn("DISAGREES", floor[6])
-        self.assertIn("Failing", counters.checks_prose(c))
+        self.assertIn("Failing", counters.checks_prose(counters.gpu_model(c)))
         self.assertTrue(all(r[6] == counters.AGREES for r in table.rows if r[0] != "read_floor"))
         self.assertTrue(any("tolerance" in n or "within" in n for n in table.notes))
 
     def test_agreeing_declarations_pass(self):
         c = counted_of(profile(lesson_cases(floor_declared=GRID)))
-        self.assertEqual(counters.failures(c), [])
-        self.assertIn("agree with their counters", counters.checks_prose(c))
-        summary = counters.summary_table(c, "nvcc 13.0")
+        self.assertEqual(counters.gpu_model(c).failures, [])
+        self.assertIn("agree with their counters", counters.checks_prose(counters.gpu_model(c)))
+        summary = counters.summary_table(c, toolchain(c))
         self.assertEqual([r[0] for r in summary.rows][:3], ["global", "per_block", "per_warp"])
         self.assertTrue(all(r[-1].startswith("agrees in") for r in summary.rows))
 
@@ -166,10 +176,10 @@ class DeclaredAgainstCounted(unittest.TestCase):
                 c["declared"]["global_atomic_bytes"] = declared_bytes
             return c
         self.assertEqual(counted_of(profile([lane_shared(nbytes)])).cases[0].counted_atomics(), updates)
-        self.assertEqual(counters.failures(counted_of(profile([lane_shared(nbytes)]))), [])
+        self.assertEqual(counters.gpu_model(counted_of(profile([lane_shared(nbytes)]))).failures, [])
         jsonschema.validate(profile([lane_shared(nbytes)]), SCHEMA)
         # Without the bytes declared (profiles before them), the check reads the counter width and fails.
-        failed = counters.failures(counted_of(profile([lane_shared(None)])))
+        failed = counters.gpu_model(counted_of(profile([lane_shared(None)]))).failures
         self.assertEqual([(case["impl"], check.what) for case, check in failed], [("lane_shared", "global atomics")])
 
     def test_a_metric_not_collected_is_a_skipped_column(self):
@@ -177,7 +187,7 @@ class DeclaredAgainstCounted(unittest.TestCase):
         for c in cases:
             del c["per_run"][counters.RED_BYTES]
         c = counted_of(profile(cases, missing=[counters.RED_BYTES]))
-        row = counters.declared_table(c, "nvcc 13.0").rows[0]
+        row = counters.declared_table(c, toolchain(c)).rows[0]
         self.assertEqual((row[4], row[6]), ("skipped", counters.NOT_COUNTED))
         self.assertIn(counters.RED_BYTES, counters.missing_note(c))
         self.assertEqual(counters.c1(c, "nvcc 13.0").by_counter, counters.UNMEASURABLE)
@@ -204,10 +214,10 @@ class ClaimC1(unittest.TestCase):
 class Explanations(unittest.TestCase):
     def test_bank_conflicts_per_byte_on_uniform_against_one_byte(self):
         c = counted_of(profile(lesson_cases()))
-        table = counters.conflicts_table(c, "nvcc 13.0")
+        table = counters.conflicts_table(c, toolchain(c))
         self.assertEqual([r[0] for r in table.rows], ["per_block", "per_warp", "partitioned", "partitioned P=2",
                                                       "partitioned P=4", "partitioned P=8"])
-        prose = counters.conflicts_prose(c, "nvcc 13.0")
+        prose = counters.conflicts_prose(c, toolchain(c))
         self.assertIn("per_block", prose)
         self.assertIn("per_warp", prose)
         self.assertIn("is the slower one for per_block", prose)   # the synthetic per_block is 1.4x on uniform
@@ -241,10 +251,11 @@ class Explanations(unittest.TestCase):
     def test_bytes_read_per_pass(self):
         c = counted_of(profile(lesson_cases()))
         series = counters.pass_series(c, "nvcc 13.0")
-        self.assertEqual(set(series), {("partitioned", "uniform", SIZE), ("partitioned", "one_byte", SIZE)})
-        rows = counters.passes_table(c, series).rows
+        self.assertEqual({(s.impl, s.input, s.size) for s in series},
+                         {("partitioned", "uniform", SIZE), ("partitioned", "one_byte", SIZE)})
+        rows = counters.passes_table(series).rows
         self.assertEqual({r[6] for r in rows}, {"1.000x"})
-        self.assertIn("1.000x the input per pass at P = 1, 2, 4, 8", counters.passes_prose(c, series))
+        self.assertIn("1.000x the input per pass at P = 1, 2, 4, 8", counters.passes_prose(c, toolchain(c)))
 
 
 class Paper(unittest.TestCase):
@@ -252,7 +263,7 @@ class Paper(unittest.TestCase):
         with TempData({}) as d:
             self.assertIsNone(d.load())
             self.assertEqual(counters.load_each_gpu(d.data / "profiles", "data/profiles/"), [])
-            nothing = types.SimpleNamespace(study=selection.Study(None, None, None))
+            nothing = counters_of(selection.Study(None, None, None))
             self.assertEqual(counters.counters_report(nothing), [])
             self.assertEqual(counters.counters_section(nothing), [])
             self.assertEqual(counters.files(None), [])
@@ -266,12 +277,13 @@ class Paper(unittest.TestCase):
                              ["data/profiles/20990101T000000Z_nvidia-h200_profile.json"])
             files = make_all.data_files(study, "data/published/")
             self.assertEqual(files[-1], study.counted[0].path)
-            blocks = appendix.blocks(models.build(study), "made", "files")
+            m = models.build(study)
+            blocks = appendix.blocks(m, "made", "files")
             text = document.markdown(blocks)
             self.assertIn("### Counted, not declared", text)
             self.assertIn("(reports/counters.md)", text)
             self.assertIn("counters", document.fragments(blocks))
-            report = counters.counters_report(types.SimpleNamespace(study=study))
+            report = counters.counters_report(m)
             body = document.markdown(report, root="../")
             self.assertIn("Part of [the appendix](../appendix.md)", body)
             for words in ("Bank conflicts", "Where the bins lie", "Bytes read per pass", "**C1**"):
@@ -286,15 +298,25 @@ class Paper(unittest.TestCase):
                        "20990102T000000Z_nvidia-h100-80gb-hbm3_profile.json": other}) as d:
             study = make_all.gather(d.data)
             self.assertEqual(len(study.counted), 2)
-            blocks = counters.counters_section(types.SimpleNamespace(study=study))
+            blocks = counters.counters_section(counters_of(study))
             titles = [b.table.title for b in blocks if isinstance(b, document.TableBlock)]
             self.assertEqual(titles, ["Declared against counted (nvcc 13.0, NVIDIA H200 and NVIDIA H100 80GB HBM3)"])
             self.assertEqual([b.fragment for b in blocks if isinstance(b, document.TableBlock)],
                              ["counters"])
-            body = document.markdown(counters.counters_report(types.SimpleNamespace(study=study)))
+            body = document.markdown(counters.counters_report(counters_of(study)))
             self.assertEqual(body.count("\n# "), 0)
             self.assertIn("## NVIDIA H100 80GB HBM3", body)
             self.assertIn("On NVIDIA H200 and NVIDIA H100 80GB HBM3: ", document.markdown(blocks))   # said once
+
+    def test_a_check_that_fails_on_the_second_gpu_only_is_shown(self):
+        other = profile(lesson_cases(floor_declared=0))
+        other["environment"]["executors"][0]["describe"]["device"]["name"] = "NVIDIA H100 80GB HBM3"
+        with TempData({"20990101T000000Z_nvidia-h200_profile.json": profile(lesson_cases(floor_declared=GRID)),
+                       "20990102T000000Z_nvidia-h100-80gb-hbm3_profile.json": other}) as d:
+            blocks = counters.counters_section(counters_of(make_all.gather(d.data)))
+        [table] = [b.table for b in blocks if isinstance(b, document.TableBlock)]
+        floor = next(r for r in table.rows if r[0] == "read_floor")
+        self.assertTrue(floor[-1].endswith("DISAGREES in 2 of 4 (NVIDIA H100 80GB HBM3)"), floor[-1])
 
     def test_a_malformed_profile_stops_the_build_naming_it(self):
         for text in ("{not json", json.dumps({"format": "histostudy-profile", "schema_version": 9}),
@@ -341,11 +363,12 @@ class RecordedTable(unittest.TestCase):
         jsonschema.validate(doc, SCHEMA)
         c = counted_of(doc)
         # The recorded run asked for no thread-level byte counts: atomics are not counted, bytes are.
-        table = counters.declared_table(c, "nvcc 13.0.88")
+        recorded_toolchain = toolchain(c, "nvcc 13.0.88")
+        table = counters.declared_table(c, recorded_toolchain)
         self.assertTrue(all(r[6] in (counters.NOT_COUNTED, counters.NOT_DECLARED) for r in table.rows))
         self.assertTrue(all(r[10] == counters.AGREES for r in table.rows))
-        self.assertEqual(len(counters.conflicts_table(c, "nvcc 13.0.88").rows), 5)
-        self.assertIn("per_block", counters.conflicts_prose(c, "nvcc 13.0.88"))
+        self.assertEqual(len(counters.conflicts_table(c, recorded_toolchain).rows), 5)
+        self.assertIn("per_block", counters.conflicts_prose(c, recorded_toolchain))
 
 
 if __name__ == "__main__":
