@@ -20,8 +20,8 @@ def _studys_gpus(m):
 def further_section(m):
     return [Heading("In full, and on your own GPU"),
             Items(tuple(f"[reports/{name}](reports/{name}): {what}" for name, what in parts.listed())),
-            Para("On your own GPU, `./dev study` makes this appendix from your runs in `runs/appendix/`, beside the T4 "
-                 f"and the study's {_studys_gpus(m)}. `./dev audit A.json B.json` audits one run against another, "
+            Para("On your own GPU, `./dev study` makes this appendix of its run, in `runs/<run>-appendix/`, beside the "
+                 f"T4 and the study's {_studys_gpus(m)}. `./dev audit A.json B.json` audits one run against another, "
                  "`./dev audit 12.6 13.0` two CUDA releases: exit 1 on a regression, 2 where it cannot judge.")]
 
 

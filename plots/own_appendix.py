@@ -39,8 +39,15 @@ def study_of(runs, out_dir, benches=()):
     """Your runs, chosen by content, with the study's beside them."""
     data = REPO / "data"
     return make_all.gather(data, selection.by_content(runs, "your runs", benches), beside=selection.load(data, "data/"),
-                           paper_link=f"[the study's appendix]({link(REPO / 'paper' / 'appendix.md', out_dir)})",
+                           paper_where="the study's appendix (`paper/appendix.md` of histostudy)",
                            spec_link=link(REPO / "docs" / "study-spec.md", out_dir))
+
+
+def as_typed_here(path):
+    """A path under the current folder as relative to it (./dev study names its result file by its absolute path,
+    which an appendix to paste should not show); any other as given."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def run_paths(given):
@@ -55,7 +62,7 @@ def load_files(paths):
     by path_text, which any file can hold."""
     runs, benches, left_out = [], [], {}
     for path in paths:
-        shown = path_text(path)
+        shown = path_text(as_typed_here(path))
         doc = parse_json(shown, read_text(path, shown))
         if not count_bench.is_bench_doc(doc):
             runs.append(load_run(path, shown))

@@ -430,14 +430,15 @@ class Study:
     published: object       # published.Published
     audit: object           # codegen.Audit
     beside: Selection = None    # the study's own Selection, shown beside a user's runs; None in the paper
-    paper_link: str = ""    # where the study's own appendix is, for a user's appendix
+    paper_where: str = ""   # where the study's own appendix is, for a user's appendix (a path, not a link: the
+                            # reports, a folder deeper, say it too)
     spec_link: str = "../docs/study-spec.md"   # the study's spec, from where the appendix is written
     releases: tuple = ()    # the CUDA releases the study lists for its release history ('12.0', ...)
     ptx: dict = field(default_factory=dict)    # codegen.ptx_hashes: each release's PTX per kernel
     counted: list = field(default_factory=list)   # [counters.Counted]: the newest profile of each GPU in data/profiles/
 
     def missing(self, role):
-        where = f" The study's own result is in {self.paper_link}." if self.paper_link else ""
+        where = f" The study's own result is in {self.paper_where}." if self.paper_where else ""
         return self.sel.missing(role) + where
 
     @property

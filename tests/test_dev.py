@@ -44,17 +44,17 @@ def expect(ok, what, result):
 
 
 def check_help():
-    """./dev --help, -h and help: the usage on stdout, saying what ./dev alone does; an unknown command named;
-    ./dev alone and ./dev CMD --help (and -h): usage (./dev's on stderr with exit 2, CMD's on stdout), nothing
-    installed, built, copied or measured."""
+    """./dev --help, -h and help: the usage on stdout, saying what ./dev alone does; an unknown command named, with
+    the commands, in one line; ./dev alone and ./dev CMD --help (and -h): usage (./dev's on stderr with exit 2, CMD's
+    on stdout), nothing installed, built, copied or measured."""
     for asked in ("--help", "-h", "help"):
         usage = dev(asked)
         expect(usage.returncode == 0 and "(no command)" in usage.stdout and not usage.stderr, f"./dev {asked}", usage)
     bogus = dev("bogus")
-    expect(bogus.returncode == 2 and bogus.stderr.startswith("./dev: no command 'bogus'\n")
-           and usage.stdout in bogus.stderr, "./dev bogus should name it, then the usage", bogus)
+    expect(bogus.returncode == 2 and bogus.stderr.startswith("./dev: no command 'bogus' (the commands: study test ")
+           and len(bogus.stderr.splitlines()) == 1, "./dev bogus should name it and the commands in one line", bogus)
     empty = dev("")
-    expect(empty.returncode == 2 and empty.stderr.startswith("./dev: no command ''\n"),
+    expect(empty.returncode == 2 and empty.stderr.startswith("./dev: no command '' "),
            "./dev '' should be refused, not run the study", empty)
     for cmd in ("deps", "build", "vendor"):
         stray = dev(cmd, "--bogus")
@@ -184,6 +184,25 @@ def check_audit_whatever_python3_is():
            "./dev audit of two committed runs with a python3 lacking numpy on PATH", audit)
 
 
+def check_audit_refuses_what_it_cannot_do():
+    """./dev audit of two releases on a machine with no GPU (nvidia-smi finds none) refuses in one line before it
+    installs or builds anything; a result file that is not there is named as missing."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        (tmp / "bin").mkdir()
+        (tmp / "bin" / "nvidia-smi").write_text("#!/bin/sh\nexit 9\n")
+        (tmp / "bin" / "nvidia-smi").chmod(0o755)
+        env = dict(os.environ, PATH=f"{tmp}/bin:{os.environ['PATH']}", BUILD_DIR=str(tmp / "build"))
+        releases = dev("audit", "12.6", "13.0", env=env, cwd=tmp)
+        expect(releases.returncode == 2 and releases.stderr.startswith("./dev audit: no GPU here")
+               and len(releases.stderr.splitlines()) == 1 and not (tmp / "build").exists(),
+               "./dev audit 12.6 13.0 with no GPU should refuse in one line before building", releases)
+        (tmp / "old.json").write_text("{}")
+        missing = dev("audit", "old.json", "new.json", env=env, cwd=tmp)
+        expect(missing.returncode == 2 and missing.stderr == "./dev audit: new.json: no such file\n",
+               "./dev audit of a result file that is not there should say so", missing)
+
+
 def check_what_study_installs_and_refuses():
     """./dev study asks apt for the build's and the plots' packages, never LaTeX (./dev deps does: the control), and
     refuses in one line, before building or measuring, a Python whose numpy is older than plots/requirements.txt's
@@ -249,6 +268,7 @@ def main():
     check_result_path_whatever_it_holds()
     check_peers_from_the_caller()
     check_audit_whatever_python3_is()
+    check_audit_refuses_what_it_cannot_do()
     unknown = subprocess.run([ROOT / "dev", "nvrtc", "99.9"], capture_output=True, text=True)
     if unknown.returncode != 2 or "no release 99.9 in data/nvrtc-releases.csv" not in unknown.stderr:
         sys.exit(f"test_dev: ./dev nvrtc 99.9 should refuse the release (exit 2): {unknown.returncode} {unknown.stderr}")
