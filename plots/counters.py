@@ -332,8 +332,12 @@ class KernelChecks:
     first: Checked      # its case at the lesson's size (else its first), whose counts are shown
     decided: int        # its checks decided, over every case
     failed: int         # of those, the ones that disagree
-    agrees: bool        # at least one check decided, and none disagrees
     lesson: bool        # one of the lesson's kernels (LESSON_ROLES)
+
+    @property
+    def agrees(self):
+        """At least one check decided, and none disagrees."""
+        return bool(self.decided) and not self.failed
 
 
 def kernel_checks(compared_cases):
@@ -347,8 +351,7 @@ def kernel_checks(compared_cases):
         decided = sum(check.decided for check in checked)
         failed = sum(check.status == DISAGREES for check in checked)
         found.append(KernelChecks(label, next((k for k in group if k.case["set"] == "lesson"), group[0]), decided,
-                                  failed, bool(decided) and not failed,
-                                  any(set(LESSON_ROLES) & set(k.case.roles) for k in group)))
+                                  failed, any(set(LESSON_ROLES) & set(k.case.roles) for k in group)))
     return found
 
 
@@ -481,10 +484,14 @@ class Placement:
     slowest: int
     values: dict               # {offset: (each of PLACEMENT_COUNTERS' values, or None)}
     movers: list               # [Mover]
-    follows: bool              # a counter that moves follows the time over every offset (|r| >= FOLLOWS)
 
     def ms(self, offset):
         return self.by_offset[offset].ms()
+
+    @property
+    def follows(self):
+        """A counter that moves follows the time over every offset (|r| >= FOLLOWS)."""
+        return any(m.moves and m.r is not None and abs(m.r) >= FOLLOWS for m in self.movers)
 
 
 def _busiest_share(case):
@@ -547,8 +554,7 @@ def placement(counted, toolchain):
         differs = abs(a - b) / max(abs(a), abs(b)) if max(abs(a), abs(b)) else 0.0
         r = _pearson([values[o][n] for o in offsets], times)
         movers.append(Mover(words, show, a, b, differs > max(MOVES, NOISE_FACTOR * noise), r))
-    follows = any(m.moves and m.r is not None and abs(m.r) >= FOLLOWS for m in movers)
-    return Placement(impl, input, by_offset, fastest, slowest, values, movers, follows)
+    return Placement(impl, input, by_offset, fastest, slowest, values, movers)
 
 
 # ---- model 5: partitioned, bytes read per pass ----
